@@ -1,0 +1,207 @@
+// Exact k-mer counts in a concurrent hash table.
+//
+// The table is split into 4096 shards chosen by the top bits of the k-mer's
+// 64-bit hash; each shard is an open-addressing array (linear probing) with
+// its own spin lock, and grows by doubling when it passes 70% load, so only
+// that shard pauses. Sized from the expected number of keys, it never grows
+// when the estimate was right.
+//
+// Entries are packed (key, 32-bit count); counts saturate at 2^32 - 1. The
+// all-ones word is the empty marker, which no k-mer can equal (see kmer.hpp).
+//
+// Every key is placed by hash_kmer(key) (hash.hpp).
+//
+// Thread safety: add() may be called from any number of threads at once.
+// add_if_present() may be called concurrently with itself but not with add():
+// it is for a second, exact pass over a frozen key set.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "kmerbloom/hash.hpp"
+
+namespace kmerbloom {
+
+template <class W>
+class CountTable {
+ public:
+#pragma pack(push, 4)
+  struct Entry {
+    W key;
+    uint32_t count;
+  };
+#pragma pack(pop)
+
+  static constexpr W kEmpty = ~W(0);
+  static constexpr unsigned kShardBits = 12;
+  static constexpr double kMaxLoad = 0.7;
+
+  explicit CountTable(uint64_t expected_keys = 0) : shards_(size_t(1) << kShardBits) {
+    const uint64_t per_shard = expected_keys >> kShardBits;
+    const auto cap = std::max<uint64_t>(16, static_cast<uint64_t>(static_cast<double>(per_shard) / kMaxLoad * 1.05) + 1);
+    for (auto& s : shards_) s.allocate(cap);
+  }
+
+  // Adds n to key's count, inserting the key if it is new.
+  void add(W key, uint32_t n = 1) {
+    const uint64_t hash = hash_kmer(key);
+    Shard& s = shard(hash);
+    s.lock();
+    if (static_cast<double>(s.used + 1) > static_cast<double>(s.capacity) * kMaxLoad) s.grow();
+    Entry& e = s.find_or_empty(key, hash);
+    if (e.key == key) {
+      e.count = saturating_add(e.count, n);
+    } else {
+      e.key = key;
+      e.count = n;
+      ++s.used;
+    }
+    s.unlock();
+  }
+
+  // Adds n to key's count if the key is present; returns whether it was.
+  bool add_if_present(W key, uint32_t n = 1) {
+    const uint64_t hash = hash_kmer(key);
+    Shard& s = shard(hash);
+    Entry& e = s.find_or_empty(key, hash);
+    if (e.key != key) return false;
+    std::atomic_ref<uint32_t> c(e.count);
+    uint32_t old = c.load(std::memory_order_relaxed);
+    while (!c.compare_exchange_weak(old, saturating_add(old, n), std::memory_order_relaxed)) {
+    }
+    return true;
+  }
+
+  // Count of key, 0 when absent. Not safe concurrently with add().
+  uint32_t count(W key) const {
+    const uint64_t hash = hash_kmer(key);
+    const Entry& e = const_cast<CountTable*>(this)->shard(hash).find_or_empty(key, hash);
+    return e.key == key ? e.count : 0;
+  }
+
+  void prefetch(W key) const {
+    const uint64_t hash = hash_kmer(key);
+    const Shard& s = shards_[hash >> (64 - kShardBits)];
+    __builtin_prefetch(s.slots.get() + s.slot_of(hash));
+  }
+
+  // Sets every count to zero and keeps the keys (before an exact recount).
+  void reset_counts() {
+    for (auto& s : shards_)
+      for (uint64_t i = 0; i < s.capacity; ++i) s.slots[i].count = 0;
+  }
+
+  // Calls f(key, count) for every entry, in no particular order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& s : shards_)
+      for (uint64_t i = 0; i < s.capacity; ++i)
+        if (s.slots[i].key != kEmpty) f(s.slots[i].key, s.slots[i].count);
+  }
+
+  // Calls f(key, count) for every entry with keep(count) true, in increasing
+  // key order. Compacts and sorts each shard in place, then merges the
+  // shards: no second copy of the table. The table is unusable afterwards.
+  template <class Keep, class F>
+  void drain_sorted(Keep&& keep, F&& f) {
+    struct Run {
+      const Entry* it;
+      const Entry* end;
+    };
+    std::vector<Run> runs;
+    runs.reserve(shards_.size());
+    for (auto& s : shards_) {
+      Entry* out = s.slots.get();
+      for (uint64_t i = 0; i < s.capacity; ++i)
+        if (s.slots[i].key != kEmpty && keep(s.slots[i].count)) *out++ = s.slots[i];
+      std::sort(s.slots.get(), out, [](const Entry& a, const Entry& b) { return a.key < b.key; });
+      if (out != s.slots.get()) runs.push_back({s.slots.get(), out});
+      s.used = 0;
+    }
+    auto later = [](const Run& a, const Run& b) { return a.it->key > b.it->key; };
+    std::priority_queue<Run, std::vector<Run>, decltype(later)> heap(later, std::move(runs));
+    while (!heap.empty()) {
+      Run r = heap.top();
+      heap.pop();
+      f(r.it->key, r.it->count);
+      if (++r.it != r.end) heap.push(r);
+    }
+    for (auto& s : shards_) s.clear();
+  }
+
+  uint64_t size() const {
+    uint64_t n = 0;
+    for (const auto& s : shards_) n += s.used;
+    return n;
+  }
+  uint64_t capacity() const {
+    uint64_t n = 0;
+    for (const auto& s : shards_) n += s.capacity;
+    return n;
+  }
+  uint64_t bytes() const { return capacity() * sizeof(Entry) + shards_.size() * sizeof(Shard); }
+  double load() const { return capacity() ? static_cast<double>(size()) / static_cast<double>(capacity()) : 0.0; }
+
+ private:
+  static uint32_t saturating_add(uint32_t a, uint32_t b) {
+    const uint32_t s = a + b;
+    return s < a ? std::numeric_limits<uint32_t>::max() : s;
+  }
+
+  struct alignas(64) Shard {
+    std::atomic<bool> locked{false};
+    uint64_t capacity = 0;
+    uint64_t used = 0;
+    std::unique_ptr<Entry[]> slots;
+
+    void allocate(uint64_t cap) {
+      slots.reset(new Entry[cap]);
+      for (uint64_t i = 0; i < cap; ++i) slots[i] = Entry{kEmpty, 0};
+      capacity = cap;
+      used = 0;
+    }
+    void clear() {
+      slots.reset();
+      capacity = used = 0;
+    }
+    uint64_t slot_of(uint64_t hash) const { return ((hash & 0xffffffffULL) * capacity) >> 32; }
+    Entry& find_or_empty(W key, uint64_t hash) {
+      uint64_t i = slot_of(hash);
+      for (;;) {
+        Entry& e = slots[i];
+        if (e.key == key || e.key == kEmpty) return e;
+        if (++i == capacity) i = 0;
+      }
+    }
+    void lock() {
+      for (;;) {
+        if (!locked.exchange(true, std::memory_order_acquire)) return;
+        while (locked.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+      }
+    }
+    void unlock() { locked.store(false, std::memory_order_release); }
+    void grow() {
+      std::unique_ptr<Entry[]> old = std::move(slots);
+      const uint64_t old_cap = capacity;
+      allocate(2 * old_cap);
+      for (uint64_t i = 0; i < old_cap; ++i) {
+        if (old[i].key == kEmpty) continue;
+        find_or_empty(old[i].key, hash_kmer(old[i].key)) = old[i];
+        ++used;
+      }
+    }
+  };
+
+  Shard& shard(uint64_t hash) { return shards_[hash >> (64 - kShardBits)]; }
+
+  std::vector<Shard> shards_;
+};
+
+}  // namespace kmerbloom

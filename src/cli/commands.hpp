@@ -1,0 +1,15 @@
+// One function per subcommand: it declares its options on `sub` and returns
+// the action that runs once the command line is parsed.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace kmerbloom::cli {
+
+using Action = std::function<int()>;
+
+Action setup_count(CLI::App& sub);
+
+}  // namespace kmerbloom::cli

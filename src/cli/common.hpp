@@ -1,0 +1,46 @@
+// Helpers shared by the subcommands: run accounting, logging set-up, exit codes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kmerbloom::cli {
+
+// Exit codes, documented in README.md ("Errors and exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitError = 1,      // anything not listed below
+  kExitUsage = 2,      // bad command line
+  kExitInput = 3,      // unreadable or malformed input
+  kExitOutput = 4,     // output could not be written
+};
+
+// Wall clock, CPU time and peak memory of the process since construction.
+class RunClock {
+ public:
+  RunClock();
+  double wall_seconds() const;
+  static double cpu_seconds();
+  static uint64_t peak_rss_bytes();
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The exact command line, shell-quoted where needed.
+std::string command_line(int argc, char** argv);
+void set_command_line(int argc, char** argv);
+const std::string& saved_command_line();
+
+// -q / -v / default verbosity for the spdlog logger on stderr.
+void setup_logging(int verbosity);
+
+unsigned default_threads();
+
+// Writes json (pretty) to path atomically.
+void write_json(const std::string& path, const nlohmann::json& j);
+
+}  // namespace kmerbloom::cli

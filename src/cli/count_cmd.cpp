@@ -1,0 +1,128 @@
+// kmerbloom count: options, outputs (k-mers, histogram, statistics).
+#include <memory>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/counter.hpp"
+#include "kmerbloom/output.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct CountArgs {
+  CountOptions opt;
+  std::string output = "-";
+  std::string format = "tsv";
+  std::string histo, stats;
+  bool no_canonical = false;
+};
+
+void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
+  OutputFile out(path);
+  for (size_t c = 1; c < h.size(); ++c) {
+    out.put_uint(c);
+    out.put(' ');
+    out.put_uint(h[c]);
+    out.put('\n');
+  }
+  out.commit();
+}
+
+nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClock& clock) {
+  const CountOptions& o = a.opt;
+  nlohmann::json j;
+  j["tool"] = "kmerbloom";
+  j["version"] = KMERBLOOM_VERSION;
+  j["command"] = "count";
+  j["command_line"] = saved_command_line();
+  j["inputs"] = o.inputs;
+  j["k"] = o.k;
+  j["canonical"] = o.canonical;
+  j["options"] = {{"min_count", o.min_count}, {"max_count", o.max_count}, {"histo_max", o.histo_max},
+                  {"expected_kmers", o.expected_kmers}};
+  j["threads"] = o.threads;
+  j["reads"] = r.input.reads;
+  j["bases"] = r.input.bases;
+  j["bases_skipped"] = r.input.bases_skipped;
+  j["kmers_total"] = r.input.kmers;
+  j["kmers_distinct"] = r.distinct;
+  j["kmers_solid"] = r.solid;
+  j["kmers_singleton"] = r.singletons;
+  j["max_count"] = r.max_count;
+  j["histogram"] = {{"max_row", o.histo_max},
+                    {"overflow_row", o.histo_max + 1},
+                    {"kmers_above_max_row", r.histogram.back()}};
+  j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"load", r.table_load}};
+  j["wall_seconds"] = clock.wall_seconds();
+  j["cpu_seconds"] = RunClock::cpu_seconds();
+  j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
+  return j;
+}
+
+int run_count(CountArgs& a) {
+  RunClock clock;
+  a.opt.canonical = !a.no_canonical;
+  a.opt.validate();  // before any output file is created
+
+  OutputFile out(a.output);
+  const bool fasta = a.format == "fasta";
+  const unsigned k = a.opt.k;
+  KmerSink sink = [&](std::string_view kmer, uint64_t count) {
+    if (fasta) {
+      out.put('>');
+      out.put_uint(count);
+      out.put('\n');
+      char* p = out.reserve(k + 1);
+      std::memcpy(p, kmer.data(), k);
+      p[k] = '\n';
+      out.advance(k + 1);
+    } else {
+      char* p = out.reserve(k + 1);
+      std::memcpy(p, kmer.data(), k);
+      p[k] = '\t';
+      out.advance(k + 1);
+      out.put_uint(count);
+      out.put('\n');
+    }
+  };
+
+  CountHooks hooks;
+  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
+  const CountResult r = count_kmers(a.opt, sink, hooks);
+
+  if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
+  if (!a.stats.empty()) write_json(a.stats, stats_json(a, r, clock));
+  out.commit();
+  spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,
+               r.distinct, r.solid, a.opt.min_count, a.opt.max_count, clock.wall_seconds());
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_count(CLI::App& sub) {
+  auto a = std::make_shared<CountArgs>();
+  a->opt.threads = default_threads();
+  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_option("-o,--output", a->output, "Solid k-mers; - is stdout, a name ending in .gz is gzip-compressed")
+      ->capture_default_str();
+  sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT) or fasta (>COUNT, KMER)")
+      ->check(CLI::IsMember({"tsv", "fasta"}))
+      ->capture_default_str();
+  sub.add_option("-c,-L,--min-count", a->opt.min_count, "Report k-mers seen at least this often")->capture_default_str();
+  sub.add_option("-U,--max-count", a->opt.max_count, "Report k-mers seen at most this often")->capture_default_str();
+  sub.add_option("--histo", a->histo, "Write the k-mer histogram (jellyfish histo form: COUNT FREQUENCY)");
+  sub.add_option("--histo-max", a->opt.histo_max, "Last dense histogram row; one more row holds all higher counts")
+      ->capture_default_str();
+  sub.add_option("--stats", a->stats, "Write run statistics as JSON");
+  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
+  sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
+  sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
+  return [a] { return run_count(*a); };
+}
+
+}  // namespace kmerbloom::cli

@@ -1,0 +1,86 @@
+// kmerbloom: parse the command line, run one subcommand, turn errors into one
+// line on stderr and an exit code. Nothing else lives here.
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/output.hpp"
+#include "kmerbloom/reader.hpp"
+
+namespace {
+
+// SIGINT / SIGTERM: remove temporary outputs, then die of the same signal so
+// the exit status tells which one it was.
+extern "C" void on_signal(int sig) {
+  kmerbloom::remove_temporary_outputs();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void fail(const std::string& what) {
+  const std::string line = "kmerbloom: error: " + what + "\n";
+  if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kmerbloom;
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  cli::set_command_line(argc, argv);
+
+  CLI::App app{"kmerbloom: solid k-mers from sequencing reads, with a Bloom filter in front of an exact counter"};
+  app.set_version_flag("--version", std::string("kmerbloom ") + KMERBLOOM_VERSION);
+  app.require_subcommand(1);
+  int verbosity = 0;
+  app.add_flag_callback("-q,--quiet", [&] { verbosity = -1; }, "Print errors only");
+  app.add_flag_callback("-v,--verbose", [&] { verbosity = 1; }, "Print details (sizing decisions, passes)");
+
+  cli::Action action;
+  auto bind = [&](const char* name, const char* help, cli::Action (*setup)(CLI::App&)) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    cli::Action a = setup(*sub);
+    sub->callback([&action, a] { action = a; });
+  };
+  bind("count", "Count canonical k-mers and report the solid ones", cli::setup_count);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fail(e.what());
+    std::fprintf(stderr, "Run with --help for usage.\n");
+    return cli::kExitUsage;
+  }
+
+  cli::setup_logging(verbosity);
+  try {
+    return action();
+  } catch (const BrokenPipe&) {
+    return cli::kExitOk;  // the reader of stdout stopped early: not our error
+  } catch (const InputError& e) {
+    fail(e.what());
+    return cli::kExitInput;
+  } catch (const OutputError& e) {
+    fail(e.what());
+    return cli::kExitOutput;
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+    return cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    fail("out of memory");
+    return cli::kExitError;
+  } catch (const std::exception& e) {
+    fail(e.what());
+    return cli::kExitError;
+  }
+}

@@ -1,0 +1,59 @@
+// Raw byte input for the sequence reader: opens a file (or stdin) through
+// htslib's hFILE and, when the content starts with the gzip magic, inflates it
+// with isa-l. Private to the library.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+struct hFILE;          // htslib
+struct inflate_state;  // isa-l
+
+namespace kmerbloom::detail {
+
+// A forward-only byte stream over one input. Compression is detected from the
+// first two bytes (1f 8b = gzip, anything else is passed through unchanged).
+// gzip input may hold any number of members (`cat a.gz b.gz`, BGZF); every
+// member's CRC and length are checked. Errors throw InputError with messages
+// that start with the display name.
+class ByteSource {
+ public:
+  // path "-" is standard input. display is the name used in error messages.
+  ByteSource(const std::string& path, const std::string& display);
+  ~ByteSource();
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  // Writes up to cap bytes of (decompressed) content to dst and returns how
+  // many were written. Returns 0 only at the end of the input; fills dst
+  // completely otherwise, so that callers can use large buffers efficiently.
+  size_t read(char* dst, size_t cap);
+
+  bool gzip() const { return gzip_; }
+  uint64_t raw_bytes_read() const { return raw_read_; }  // bytes taken from the file
+  uint64_t raw_size() const { return raw_size_; }        // 0 when not a regular file
+
+ private:
+  size_t read_raw(char* dst, size_t cap);
+  size_t inflate_into(char* dst, size_t cap);
+  bool fill_input();
+  void start_member();
+  [[noreturn]] void fail(const std::string& what) const;
+
+  struct Closer {
+    void operator()(hFILE* fp) const;
+  };
+  std::string display_;
+  std::unique_ptr<hFILE, Closer> fp_;
+  bool eof_ = false;  // the file has no more bytes
+  bool gzip_ = false;
+  bool member_done_ = false;  // the current gzip member ended (trailer checked)
+  uint64_t raw_read_ = 0;
+  uint64_t raw_size_ = 0;
+  std::unique_ptr<inflate_state> st_;
+  std::unique_ptr<unsigned char[]> in_;  // compressed input buffer
+};
+
+}  // namespace kmerbloom::detail

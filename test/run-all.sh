@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine: installs what is missing,
+# builds with warnings as errors, runs every test (unit, command-line,
+# conformance, differential against KMC and Jellyfish), then runs the tests
+# again under AddressSanitizer + UndefinedBehaviorSanitizer and the threaded
+# tests under ThreadSanitizer.
+#   bash test/run-all.sh          (README.md: "Run the tests")
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup-debian.sh"
+
+kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish time
+cd "$KB_ROOT"
+jobs=$(nproc)
+
+echo "== release build (-Werror), all tests" >&2
+kb_build build -DKMERBLOOM_WERROR=ON
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer" >&2
+kb_build build-asan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs" -L sanitize
+
+echo "== ThreadSanitizer, threaded tests repeated" >&2
+kb_build build-tsan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L threads --repeat until-fail:3
