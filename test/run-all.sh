@@ -18,8 +18,9 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer" >&2
 kb_build build-asan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
-ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs" -L sanitize
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 echo "== ThreadSanitizer, threaded tests repeated" >&2
 kb_build build-tsan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L threads --repeat until-fail:3
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
+  -R "Concurrent|CountDiff|Threads|cli.test_count" --repeat until-fail:3

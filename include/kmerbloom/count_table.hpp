@@ -13,7 +13,8 @@
 //
 // Thread safety: add() may be called from any number of threads at once.
 // add_if_present() may be called concurrently with itself but not with add():
-// it is for a second, exact pass over a frozen key set.
+// it is for a second, exact pass over a frozen key set;
+// add_if_present_locked() may run alongside add().
 #pragma once
 
 #include <algorithm>
@@ -50,8 +51,10 @@ class CountTable {
   }
 
   // Adds n to key's count, inserting the key if it is new.
-  void add(W key, uint32_t n = 1) {
-    const uint64_t hash = hash_kmer(key);
+  void add(W key, uint32_t n = 1) { add_hashed(key, hash_kmer(key), n); }
+
+  // As add(), with hash == hash_kmer(key) already computed by the caller.
+  void add_hashed(W key, uint64_t hash, uint32_t n = 1) {
     Shard& s = shard(hash);
     s.lock();
     if (static_cast<double>(s.used + 1) > static_cast<double>(s.capacity) * kMaxLoad) s.grow();
@@ -67,8 +70,21 @@ class CountTable {
   }
 
   // Adds n to key's count if the key is present; returns whether it was.
-  bool add_if_present(W key, uint32_t n = 1) {
-    const uint64_t hash = hash_kmer(key);
+  // Takes the shard lock, so it may run concurrently with add().
+  bool add_if_present_locked(W key, uint64_t hash, uint32_t n = 1) {
+    Shard& s = shard(hash);
+    s.lock();
+    Entry& e = s.find_or_empty(key, hash);
+    const bool found = e.key == key;
+    if (found) e.count = saturating_add(e.count, n);
+    s.unlock();
+    return found;
+  }
+
+  // As add_if_present_locked(), without the lock: only while no add() runs.
+  bool add_if_present(W key, uint32_t n = 1) { return add_if_present_hashed(key, hash_kmer(key), n); }
+
+  bool add_if_present_hashed(W key, uint64_t hash, uint32_t n = 1) {
     Shard& s = shard(hash);
     Entry& e = s.find_or_empty(key, hash);
     if (e.key != key) return false;
@@ -86,10 +102,15 @@ class CountTable {
     return e.key == key ? e.count : 0;
   }
 
-  void prefetch(W key) const {
-    const uint64_t hash = hash_kmer(key);
-    const Shard& s = shards_[hash >> (64 - kShardBits)];
-    __builtin_prefetch(s.slots.get() + s.slot_of(hash));
+  // Starts loading the slot of hash == hash_kmer(key), so that a later
+  // add_hashed() finds it in cache.
+  void prefetch_hashed(uint64_t hash) const {
+    // Runs without the shard lock while another thread may grow the shard:
+    // read the two fields atomically; a stale pair only prefetches in vain.
+    Shard& s = const_cast<Shard&>(shards_[hash >> (64 - kShardBits)]);
+    const Entry* base = std::atomic_ref<Entry*>(s.base).load(std::memory_order_relaxed);
+    const uint64_t cap = std::atomic_ref<uint64_t>(s.capacity).load(std::memory_order_relaxed);
+    __builtin_prefetch(base + (((hash & 0xffffffffULL) * cap) >> 32));
   }
 
   // Sets every count to zero and keeps the keys (before an exact recount).
@@ -160,16 +181,20 @@ class CountTable {
     uint64_t capacity = 0;
     uint64_t used = 0;
     std::unique_ptr<Entry[]> slots;
+    Entry* base = nullptr;  // slots.get(), readable without the lock (prefetch)
 
     void allocate(uint64_t cap) {
       slots.reset(new Entry[cap]);
       for (uint64_t i = 0; i < cap; ++i) slots[i] = Entry{kEmpty, 0};
-      capacity = cap;
+      std::atomic_ref<Entry*>(base).store(slots.get(), std::memory_order_relaxed);
+      std::atomic_ref<uint64_t>(capacity).store(cap, std::memory_order_relaxed);
       used = 0;
     }
     void clear() {
+      std::atomic_ref<Entry*>(base).store(nullptr, std::memory_order_relaxed);
+      std::atomic_ref<uint64_t>(capacity).store(0, std::memory_order_relaxed);
       slots.reset();
-      capacity = used = 0;
+      used = 0;
     }
     uint64_t slot_of(uint64_t hash) const { return ((hash & 0xffffffffULL) * capacity) >> 32; }
     Entry& find_or_empty(W key, uint64_t hash) {

@@ -4,7 +4,8 @@
 // renamed over the path by commit(); destroying an OutputFile that was not
 // committed removes the temporary file. A path that exists and is not a
 // regular file (/dev/stdout, /dev/full, a FIFO) is written in place: renaming
-// onto a device would replace the device. "-" is standard output. A path
+// onto a device would replace the device. A symbolic link to a regular file
+// is followed, and the file it points to is replaced. "-" is standard output. A path
 // ending in ".gz" is written gzip-compressed (isa-l, fast level).
 //
 // Write errors (a full disk, a closed pipe) throw OutputError naming the path.
@@ -62,7 +63,7 @@ class OutputFile {
   void close_fd();
 
   struct Gzip;
-  std::string path_, temp_;
+  std::string path_, temp_, rename_to_;
   int fd_ = -1;
   bool own_fd_ = true, committed_ = false;
   std::unique_ptr<char[]> buf_;

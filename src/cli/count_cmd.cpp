@@ -18,6 +18,7 @@ struct CountArgs {
   std::string format = "tsv";
   std::string histo, stats;
   bool no_canonical = false;
+  bool no_gate = false;
 };
 
 void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
@@ -51,11 +52,34 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   j["kmers_distinct"] = r.distinct;
   j["kmers_solid"] = r.solid;
   j["kmers_singleton"] = r.singletons;
+  j["kmers_singleton_estimated"] = r.singletons_estimated;
+  if (r.singletons_estimated) j["kmers_singleton_method"] = r.singletons_method;
   j["max_count"] = r.max_count;
   j["histogram"] = {{"max_row", o.histo_max},
                     {"overflow_row", o.histo_max + 1},
-                    {"kmers_above_max_row", r.histogram.back()}};
-  j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"load", r.table_load}};
+                    {"kmers_above_max_row", r.histogram.back()},
+                    {"estimated_rows", r.singletons_estimated ? nlohmann::json::array({1}) : nlohmann::json::array()},
+                    {"exact_rows", r.singletons_estimated ? "2 and above" : "all"}};
+  j["passes"] = r.passes;
+  j["pass_seconds"] = r.pass_seconds;
+  j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"keys", r.table_keys}, {"load", r.table_load}};
+  if (r.bloom.used) {
+    const BloomReport& b = r.bloom;
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& l : b.layers)
+      layers.push_back({{"capacity", l.capacity}, {"bits", l.bits}, {"hashes", l.hashes}, {"keys", l.keys},
+                        {"bits_set", l.bits_set}, {"fill", l.bits ? double(l.bits_set) / double(l.bits) : 0.0},
+                        {"target_fpr", l.target_fpr}, {"estimated_fpr", l.estimated_fpr}});
+    j["bloom"] = {{"mode", b.one_pass ? "one-pass" : "exact (two passes)"},
+                  {"target_fpr", b.target_fpr},
+                  {"estimated_fpr", b.estimated_fpr},
+                  {"bytes", b.bytes},
+                  {"layers", layers},
+                  {"keys_inserted", b.keys_inserted},
+                  {"kmers_rejected_by_gate", b.gate_rejected},
+                  {"expected_leaked_singletons", b.expected_leaked}};
+  }
+  j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}};
   j["wall_seconds"] = clock.wall_seconds();
   j["cpu_seconds"] = RunClock::cpu_seconds();
   j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
@@ -91,6 +115,9 @@ int run_count(CountArgs& a) {
 
   CountHooks hooks;
   hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
+  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  hooks.pass = [](const std::string& s) { spdlog::debug("{}", s); };
+  if (a.no_gate) a.opt.gate = GateMode::none;
   const CountResult r = count_kmers(a.opt, sink, hooks);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
@@ -122,6 +149,14 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
+  sub.add_flag("--one-pass", a->opt.one_pass,
+               "Read the input once: counts stay exact for k-mers the gate let through, a few singletons leak "
+               "(always the case on stdin)");
+  sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
+  sub.add_option("--fpr", a->opt.fpr,
+                 "Bloom filter target false-positive rate (default 0.01, or 0.001 in one-pass mode)");
+  sub.add_option("--bloom-growth", a->opt.bloom_growth, "Capacity ratio of successive Bloom layers (2 or 4)")
+      ->capture_default_str();
   return [a] { return run_count(*a); };
 }
 

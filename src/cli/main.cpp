@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kmerbloom: solid k-mers from sequencing reads, with a Bloom filter in front of an exact counter"};
   app.set_version_flag("--version", std::string("kmerbloom ") + KMERBLOOM_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // -q / -v may follow the subcommand
   int verbosity = 0;
   app.add_flag_callback("-q,--quiet", [&] { verbosity = -1; }, "Print errors only");
   app.add_flag_callback("-v,--verbose", [&] { verbosity = 1; }, "Print details (sizing decisions, passes)");

@@ -1,9 +1,12 @@
 #include "kmerbloom/counter.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 
+#include "kmerbloom/bloom.hpp"
 #include "kmerbloom/count_table.hpp"
 #include "kmerbloom/kmer.hpp"
 
@@ -17,70 +20,288 @@ void CountOptions::validate() const {
   if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
   if (histo_max < 1) throw std::invalid_argument("--histo-max must be at least 1");
   if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
+  if (fpr < 0 || fpr >= 0.5) throw std::invalid_argument("--fpr must be in (0, 0.5)");
+  if (gate == GateMode::bloom && min_count < 2) throw std::invalid_argument("the Bloom gate needs --min-count 2 or more");
+}
+
+bool CountOptions::has_stream_input() const {
+  return std::any_of(inputs.begin(), inputs.end(), [](const std::string& p) {
+    return p == "-" || p.starts_with("/dev/") || p.starts_with("/proc/");
+  });
 }
 
 namespace {
 
-void note(const CountHooks& hooks, const std::string& text) {
-  if (hooks.log) hooks.log(text);
-}
+constexpr size_t kChunk = 2048;  // k-mers hashed, then prefetched and processed together
+constexpr size_t kAhead = 16;    // prefetch distance
+
+enum class Stage { insert_all, gate, recount };
+
+// Per-thread state: input totals and the k-mer chunk being filled.
+template <class W>
+struct Worker {
+  InputSummary sum;
+  uint64_t gate_rejected = 0;
+  std::vector<W> km, km2;
+  std::vector<uint64_t> h, h2;
+  Worker() {
+    km.reserve(kChunk);
+    h.reserve(kChunk);
+    km2.reserve(kChunk);
+    h2.reserve(kChunk);
+  }
+};
 
 template <class W>
-CountResult count_with(const CountOptions& opt, const KmerSink& sink, const CountHooks& hooks) {
-  const KmerShape<W> shape(opt.k, opt.canonical);
-  CountTable<W> table(opt.expected_kmers);
-  std::vector<InputSummary> per_worker(opt.threads);
+class Engine {
+ public:
+  Engine(const CountOptions& o, const CountHooks& hooks) : o_(o), hooks_(hooks), shape_(o.k, o.canonical) {}
 
-  PipelineOptions popt;
-  popt.workers = opt.threads;
-  popt.batch_bases = opt.batch_bases;
-  run_pipeline(
-      opt.inputs, popt,
-      [&](const RecordBatch& batch, unsigned id) {
-        InputSummary& sum = per_worker[id];
-        for (size_t i = 0; i < batch.size(); ++i) {
-          const std::string_view seq = batch.seq(i);
-          ++sum.reads;
-          sum.bases += seq.size();
-          for_each_kmer(seq, shape, [&](W km) {
-            ++sum.kmers;
-            table.add(km);
-          });
-          sum.bases_skipped += count_non_acgt(seq);
+  CountResult run(const KmerSink& sink) {
+    CountResult r;
+    const bool gated = o_.gated();
+    const bool one_pass = gated && (o_.one_pass || o_.has_stream_input());
+    if (gated && !o_.one_pass && one_pass) info("input from a stream cannot be read twice: counting in one pass (--one-pass)");
+
+    const uint64_t expected = o_.expected_kmers;
+    if (gated) {
+      ScalableBloomParams bp;
+      bp.fpr = o_.effective_fpr();
+      bp.growth = o_.bloom_growth;
+      bp.initial_capacity = std::max<uint64_t>(expected ? expected + expected / 20 : uint64_t{1} << 22, 1024);
+      bloom_ = std::make_unique<ScalableBloom>(bp);
+      log("Bloom gate: first layer for " + std::to_string(bp.initial_capacity) + " keys at false-positive rate " +
+          std::to_string(bp.fpr) + ", " + std::to_string(bloom_->bytes()) + " bytes");
+    }
+    // The table holds the repeated k-mers: about a fifth of all distinct ones
+    // in read sets; without a gate it holds them all.
+    table_ = std::make_unique<CountTable<W>>(gated ? expected / 4 : expected);
+
+    workers_.assign(o_.threads, Worker<W>{});
+    timed(r, gated ? "pass 1: Bloom gate and table" : "pass 1: counting", gated ? Stage::gate : Stage::insert_all);
+    for (const auto& w : workers_) {
+      r.input.add(w.sum);
+      r.bloom.gate_rejected += w.gate_rejected;
+    }
+    if (gated) report_bloom(r, one_pass);
+    log("pass 1: " + std::to_string(r.input.kmers) + " k-mers, " + std::to_string(table_->size()) + " in the table");
+
+    if (gated && !one_pass) {
+      bloom_.reset();  // the recount needs the table only
+      table_->reset_counts();
+      for (auto& w : workers_) w.sum = InputSummary{};
+      timed(r, "pass 2: exact recount", Stage::recount);
+      r.passes = 2;
+    }
+
+    r.table_bytes = table_->bytes();
+    r.table_capacity = table_->capacity();
+    r.table_keys = table_->size();
+    r.table_load = table_->load();
+    build_histogram(r, gated, one_pass);
+
+    const uint32_t bonus = one_pass ? 1 : 0;  // the sighting held back by the gate
+    std::string text(o_.k, 'A');
+    table_->drain_sorted(
+        [&](uint32_t c) {
+          const uint64_t n = uint64_t{c} + bonus;
+          return c > 0 && n >= o_.min_count && n <= o_.max_count;
+        },
+        [&](W km, uint32_t c) {
+          ++r.solid;
+          decode_kmer_to(km, o_.k, text.data());
+          sink(text, uint64_t{c} + bonus);
+        });
+    return r;
+  }
+
+ private:
+  void log(const std::string& s) const {
+    if (hooks_.log) hooks_.log(s);
+  }
+  void info(const std::string& s) const {
+    if (hooks_.info) hooks_.info(s);
+  }
+
+  void timed(CountResult& r, const std::string& name, Stage stage) {
+    if (hooks_.pass) hooks_.pass(name);
+    const auto t0 = std::chrono::steady_clock::now();
+    PipelineOptions popt;
+    popt.workers = o_.threads;
+    popt.batch_bases = o_.batch_bases;
+    run_pipeline(o_.inputs, popt, [&](const RecordBatch& b, unsigned id) { process(b, workers_[id], stage); },
+                 hooks_.progress);
+    r.pass_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+  void process(const RecordBatch& batch, Worker<W>& w, Stage stage) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const std::string_view seq = batch.seq(i);
+      ++w.sum.reads;
+      w.sum.bases += seq.size();
+      w.sum.bases_skipped += count_non_acgt(seq);
+      for_each_kmer(seq, shape_, [&](W km) {
+        w.km.push_back(km);
+        if (w.km.size() == kChunk) flush(w, stage);
+      });
+    }
+    flush(w, stage);
+  }
+
+  // Hashes the chunk, then walks it with prefetches kAhead k-mers ahead so
+  // that many cache misses are in flight at once.
+  void flush(Worker<W>& w, Stage stage) {
+    const size_t n = w.km.size();
+    w.sum.kmers += n;
+    w.h.resize(n);
+    for (size_t i = 0; i < n; ++i) w.h[i] = hash_kmer(w.km[i]);
+    CountTable<W>& table = *table_;
+    switch (stage) {
+      case Stage::insert_all:
+        for (size_t i = 0; i < n; ++i) {
+          if (i + kAhead < n) table.prefetch_hashed(w.h[i + kAhead]);
+          table.add_hashed(w.km[i], w.h[i]);
         }
-      },
-      hooks.progress);
+        break;
+      case Stage::recount:
+        for (size_t i = 0; i < n; ++i) {
+          if (i + kAhead < n) table.prefetch_hashed(w.h[i + kAhead]);
+          table.add_if_present_hashed(w.km[i], w.h[i]);
+        }
+        break;
+      case Stage::gate: {
+        // Most occurrences are of k-mers already in the table: look there
+        // first, so only table misses pay for a Bloom filter access.
+        w.km2.clear();
+        w.h2.clear();
+        for (size_t i = 0; i < n; ++i) {
+          if (i + kAhead < n) table.prefetch_hashed(w.h[i + kAhead]);
+          if (!table.add_if_present_locked(w.km[i], w.h[i])) {
+            w.km2.push_back(w.km[i]);
+            w.h2.push_back(w.h[i]);
+          }
+        }
+        // Misses seen before by the filter are second sightings: into the table.
+        ScalableBloom& bloom = *bloom_;
+        size_t m = 0;
+        const size_t misses = w.km2.size();
+        for (size_t i = 0; i < misses; ++i) {
+          if (i + kAhead < misses) bloom.prefetch(w.h2[i + kAhead]);
+          if (seen_before(bloom, w.h2[i])) {
+            w.km2[m] = w.km2[i];
+            w.h2[m++] = w.h2[i];
+          }
+        }
+        w.gate_rejected += misses - m;
+        for (size_t i = 0; i < m; ++i) {
+          if (i + kAhead < m) table.prefetch_hashed(w.h2[i + kAhead]);
+          table.add_hashed(w.km2[i], w.h2[i]);
+        }
+        break;
+      }
+    }
+    w.km.clear();
+  }
 
-  CountResult r;
-  for (const auto& s : per_worker) r.input.add(s);
-  r.table_bytes = table.bytes();
-  r.table_capacity = table.capacity();
-  r.table_load = table.load();
-  note(hooks, "counted " + std::to_string(r.input.kmers) + " k-mers, " + std::to_string(table.size()) + " distinct");
+  // The filter's test_and_set sets a key's bits word by word, so two threads
+  // inserting the same new key at once could both be told "new" and a k-mer
+  // seen exactly twice would never reach the table. Inserts of keys that
+  // look new are serialised per lock stripe (by hash); keys already present
+  // are answered without a lock.
+  bool seen_before(ScalableBloom& bloom, uint64_t h) {
+    if (bloom.contains(h)) return true;
+    std::atomic<bool>& lock = stripes_[h & (kStripes - 1)];
+    while (lock.exchange(true, std::memory_order_acquire))
+      while (lock.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+    const bool present = bloom.test_and_set(h);
+    lock.store(false, std::memory_order_release);
+    return present;
+  }
 
-  r.histogram.assign(opt.histo_max + 2, 0);
-  table.for_each([&](W, uint32_t c) {
-    ++r.distinct;
-    r.max_count = std::max<uint64_t>(r.max_count, c);
-    ++r.histogram[std::min<uint64_t>(c, opt.histo_max + 1)];
-  });
-  r.singletons = r.histogram[1];
+  // Expected number of first sightings that hit a false positive, from each
+  // layer's false-positive rate integrated over its fill.
+  double expected_false_positives() const {
+    double expected = 0, older_pass = 1;  // older_pass: chance a new key passes all older layers unseen
+    for (size_t i = 0; i < bloom_->layers(); ++i) {
+      const BloomLayerInfo li = bloom_->layer_info(i, false);
+      const BlockedBloom& f = bloom_->layer(i);
+      constexpr int kSteps = 64;
+      double integral = 0;
+      for (int s = 0; s < kSteps; ++s) {
+        const auto x = static_cast<uint64_t>((s + 0.5) / kSteps * static_cast<double>(li.keys));
+        integral += BlockedBloom::expected_fpr(x, f.blocks(), f.hashes());
+      }
+      const double own = integral / kSteps;
+      expected += static_cast<double>(li.keys) * (1 - older_pass * (1 - own));
+      older_pass *= 1 - BlockedBloom::expected_fpr(li.keys, f.blocks(), f.hashes());
+    }
+    return expected;
+  }
 
-  std::string text(opt.k, 'A');
-  table.drain_sorted([&](uint32_t c) { return c >= opt.min_count && c <= opt.max_count; },
-                     [&](W km, uint32_t c) {
-                       ++r.solid;
-                       decode_kmer_to(km, opt.k, text.data());
-                       sink(text, c);
-                     });
-  return r;
-}
+  void report_bloom(CountResult& r, bool one_pass) {
+    BloomReport& b = r.bloom;
+    b.used = true;
+    b.one_pass = one_pass;
+    b.target_fpr = bloom_->params().fpr;
+    b.estimated_fpr = bloom_->estimated_fpr();
+    b.bytes = bloom_->bytes();
+    b.keys_inserted = bloom_->keys_inserted();
+    for (size_t i = 0; i < bloom_->layers(); ++i) {
+      const BloomLayerInfo li = bloom_->layer_info(i, true);
+      b.layers.push_back({li.capacity, li.bits, li.keys, li.bits_set, li.hashes, li.target_fpr, li.estimated_fpr});
+    }
+    const double fp = expected_false_positives();
+    // Every distinct k-mer's first sighting either went into the filter or hit
+    // a false positive: F0 = inserted + false positives.
+    const double f0 = static_cast<double>(b.keys_inserted) + fp;
+    fp_share_ = f0 > 0 ? fp / f0 : 0;
+    distinct_estimate_ = f0;
+  }
+
+  void build_histogram(CountResult& r, bool gated, bool one_pass) {
+    r.histogram.assign(o_.histo_max + 2, 0);
+    const uint64_t top = o_.histo_max + 1;
+    const uint32_t bonus = one_pass ? 1 : 0;
+    uint64_t counted = 0;
+    table_->for_each([&](W, uint32_t c) {
+      const uint64_t n = uint64_t{c} + bonus;
+      if (c == 0 || (gated && n < 2)) return;  // gated: only rows >= 2 are exact
+      ++counted;
+      r.max_count = std::max(r.max_count, n);
+      ++r.histogram[std::min(n, top)];
+    });
+    if (!gated) {
+      r.distinct = counted;
+      r.singletons = r.histogram[1];
+      return;
+    }
+    const double f0 = distinct_estimate_;
+    const auto singletons = static_cast<uint64_t>(std::llround(std::max(0.0, f0 - static_cast<double>(counted))));
+    r.singletons = r.histogram[1] = singletons;
+    r.distinct = counted + singletons;
+    r.singletons_estimated = true;
+    r.singletons_method =
+        "distinct k-mers estimated as the first sightings the Bloom gate inserted plus the false positives expected "
+        "from each layer's fill, minus the k-mers counted at least twice";
+    if (one_pass) r.bloom.expected_leaked = fp_share_ * static_cast<double>(singletons);
+  }
+
+  const CountOptions& o_;
+  const CountHooks& hooks_;
+  KmerShape<W> shape_;
+  std::unique_ptr<ScalableBloom> bloom_;
+  std::unique_ptr<CountTable<W>> table_;
+  std::vector<Worker<W>> workers_;
+  static constexpr size_t kStripes = 1 << 12;
+  std::unique_ptr<std::atomic<bool>[]> stripes_ = std::make_unique<std::atomic<bool>[]>(kStripes);
+  double distinct_estimate_ = 0, fp_share_ = 0;
+};
 
 }  // namespace
 
 CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks) {
   options.validate();
-  return dispatch_kmer_width(options.k, [&]<class W>() { return count_with<W>(options, sink, hooks); });
+  return dispatch_kmer_width(options.k, [&]<class W>() { return Engine<W>(options, hooks).run(sink); });
 }
 
 }  // namespace kmerbloom

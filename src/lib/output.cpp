@@ -72,13 +72,36 @@ OutputFile::OutputFile(const std::string& path) : path_(path), buf_(new char[kBu
     fd_ = STDOUT_FILENO;
     own_fd_ = false;
   } else {
-    struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      if (S_ISDIR(st.st_mode)) throw OutputError(path + ": is a directory");
+    // Anything that is not a plain regular file (a device, a FIFO, /dev/stdout,
+    // which is a link into /proc) is written in place; a link to a regular
+    // file elsewhere is followed, and the file it names is replaced atomically.
+    std::string target = path;
+    struct stat lst {};
+    const bool exists = lstat(path.c_str(), &lst) == 0;
+    bool in_place = false;
+    if (exists && S_ISLNK(lst.st_mode)) {
+      char resolved[PATH_MAX];
+      struct stat st {};
+      const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
+      if (!special && realpath(path.c_str(), resolved) && stat(resolved, &st) == 0 && S_ISREG(st.st_mode))
+        target = resolved;
+      else
+        in_place = true;
+    } else if (exists && !S_ISREG(lst.st_mode)) {
+      if (S_ISDIR(lst.st_mode)) throw OutputError(path + ": is a directory");
+      in_place = true;
+    }
+    if (in_place) {
       fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd_ < 0) throw OutputError(path + ": cannot open for writing: " + errno_text());
+      struct stat st {};
+      if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0 && errno != EINVAL) {
+        close(fd_);
+        throw OutputError(path + ": cannot truncate: " + errno_text());
+      }
     } else {
-      std::string tmpl = path + ".kmerbloom-tmp-XXXXXX";
+      rename_to_ = target;
+      std::string tmpl = target + ".kmerbloom-tmp-XXXXXX";
       fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
       if (fd_ < 0) throw OutputError(path + ": cannot create: " + errno_text());
       temp_ = tmpl;
@@ -165,7 +188,7 @@ void OutputFile::commit() {
     if (close(fd) != 0) throw OutputError(path_ + ": write failed: " + errno_text());
   }
   if (!temp_.empty()) {
-    if (rename(temp_.c_str(), path_.c_str()) != 0) throw OutputError(path_ + ": cannot rename temporary file: " + errno_text());
+    if (rename(temp_.c_str(), rename_to_.c_str()) != 0) throw OutputError(path_ + ": cannot rename temporary file: " + errno_text());
     unregister_temp(temp_);
   }
   committed_ = true;

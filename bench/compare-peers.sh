@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# compare-peers.sh [DATASET]    (ecoli_100x by default; also ecoli_30x, ecoli_small)
+#
+# Runs kmerbloom count (exact default, and --one-pass), KMC 3 and Jellyfish 2
+# side by side on the same reads, k = 31, 2 threads, each under
+# /usr/bin/time -v, then checks that
+#   - kmerbloom's solid k-mers equal `kmc -ci2` + sorted `kmc_tools transform dump`,
+#   - kmerbloom's histogram equals `jellyfish histo` (rows >= 2 exactly; row 1,
+#     estimated by kmerbloom, within 0.5%),
+#   - one-pass precision / recall of the solid set and share of exact counts,
+# and prints wall time, CPU time and peak memory with ratios to KMC and Jellyfish.
+#
+# Data: ../shared/bench/make-data.sh writes it to /tmp/kmerbloom-bench/data.
+# Env: KB (kmerbloom binary, default build/kmerbloom), DATA, OUT (default
+#      /tmp/kmerbloom-bench/compare-DATASET), THREADS=2, K=31, KMC_MEM_GB=4.
+# Needs Debian packages: kmc jellyfish time.
+set -euo pipefail
+export LC_ALL=C
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DATASET=${1:-ecoli_100x}
+KB=${KB:-$HERE/../build/kmerbloom}
+DATA=${DATA:-${BENCH_DATA:-/tmp/kmerbloom-bench/data}}
+OUT=${OUT:-/tmp/kmerbloom-bench/compare-$DATASET}
+THREADS=${THREADS:-2}
+K=${K:-31}
+KMC_MEM_GB=${KMC_MEM_GB:-4}
+
+case "$DATASET" in
+  ecoli_100x) INPUTS=("$DATA/ecoli_100x_R1.fq.gz" "$DATA/ecoli_100x_R2.fq.gz") ;;
+  ecoli_30x) INPUTS=("$DATA/ecoli_30x.fq.gz") ;;
+  ecoli_small) INPUTS=("$DATA/ecoli_small.fq.gz") ;;
+  *) echo "unknown dataset $DATASET" >&2; exit 2 ;;
+esac
+for f in "${INPUTS[@]}"; do [ -s "$f" ] || { echo "missing $f: run ../shared/bench/make-data.sh" >&2; exit 1; }; done
+for t in kmc kmc_tools jellyfish /usr/bin/time "$KB"; do command -v "$t" >/dev/null || { echo "missing $t" >&2; exit 1; }; done
+rm -rf "$OUT"; mkdir -p "$OUT/tmp"
+log() { printf '[compare %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+# measure NAME CMD...: runs CMD under /usr/bin/time -v; appends NAME wall cpu rss_mb to $OUT/times.tsv
+printf 'tool\twall_s\tcpu_s\tpeak_rss_mb\n' > "$OUT/times.tsv"
+measure() {
+  local name=$1; shift
+  log "$name: $*"
+  /usr/bin/time -v -o "$OUT/$name.time" "$@" > "$OUT/$name.log" 2>&1 || { tail "$OUT/$name.log" >&2; exit 1; }
+  awk -F': ' -v n="$name" '
+    /Elapsed \(wall clock\)/ { k = split($2, p, ":"); w = 0; for (i = 1; i <= k; i++) w = w * 60 + p[i] }
+    /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident/ { r = $2 / 1024 }
+    END { printf "%s\t%.2f\t%.2f\t%.0f\n", n, w, u + s, r }' "$OUT/$name.time" >> "$OUT/times.tsv"
+}
+
+printf '%s\n' "${INPUTS[@]}" > "$OUT/list"
+measure kmc kmc -k"$K" -ci2 -cs4294967295 -t"$THREADS" -m"$KMC_MEM_GB" -fq @"$OUT/list" "$OUT/kmc" "$OUT/tmp"
+kmc_tools transform "$OUT/kmc" dump "$OUT/kmc.dump" > /dev/null
+awk '{ print $1 "\t" $2 }' "$OUT/kmc.dump" | sort > "$OUT/kmc.tsv"
+F0=$(awk -F: '/unique counted k-mers/ { gsub(/ /, "", $2); print $2 }' "$OUT/kmc.log")
+
+measure jellyfish bash -c "jellyfish count -C -m $K -s $F0 -t $THREADS -o '$OUT/jf.jf' <(zcat ${INPUTS[*]})"
+jellyfish histo "$OUT/jf.jf" > "$OUT/jf.histo"
+rm -f "$OUT/jf.jf"
+
+measure kmerbloom "$KB" count "${INPUTS[@]}" -k "$K" -t "$THREADS" -o "$OUT/kb.tsv" --histo "$OUT/kb.histo" --stats "$OUT/kb.json"
+measure kmerbloom_one_pass "$KB" count "${INPUTS[@]}" -k "$K" -t "$THREADS" --one-pass -o "$OUT/kb1.tsv" --stats "$OUT/kb1.json"
+
+log "checking"
+verdict() { if cmp -s "$1" "$2"; then echo IDENTICAL; else echo "DIFFERS ($(diff "$1" "$2" | grep -c '^[<>]') lines)"; fi; }
+echo "exact mode vs kmc -ci2 dump:        $(verdict "$OUT/kmc.tsv" "$OUT/kb.tsv") ($(wc -l < "$OUT/kb.tsv") solid k-mers)"
+awk '$1 >= 2 && $2 > 0' "$OUT/jf.histo" > "$OUT/jf.rows2"
+awk '$1 >= 2 && $2 > 0' "$OUT/kb.histo" > "$OUT/kb.rows2"
+echo "histogram rows >= 2 vs jellyfish:   $(verdict "$OUT/jf.rows2" "$OUT/kb.rows2")"
+awk 'NR == FNR { if ($1 == 1) t = $2; next } $1 == 1 { printf "histogram row 1 (estimated):       %d vs %d, error %+.3f%%\n", $2, t, 100 * ($2 - t) / t }' \
+  "$OUT/jf.histo" "$OUT/kb.histo"
+join -t "$(printf '\t')" "$OUT/kmc.tsv" "$OUT/kb1.tsv" > "$OUT/both"
+awk -F'\t' -v truth="$(wc -l < "$OUT/kmc.tsv")" -v got="$(wc -l < "$OUT/kb1.tsv")" '
+  { n++; if ($2 == $3) same++ }
+  END { printf "one-pass: precision %.4f%%, recall %.4f%%, exact counts %.4f%% of solid k-mers\n",
+        100 * n / got, 100 * n / truth, 100 * same / truth }' "$OUT/both"
+
+echo
+awk -F'\t' 'NR == 1 { print; next } { row[$1] = $0; w[$1] = $2; r[$1] = $4 } END {
+  for (t in row) print row[t]
+  printf "\nratios (kmerbloom / peer): wall vs kmc %.2f, vs jellyfish %.2f; peak memory vs kmc %.2f, vs jellyfish %.2f\n",
+    w["kmerbloom"] / w["kmc"], w["kmerbloom"] / w["jellyfish"], r["kmerbloom"] / r["kmc"], r["kmerbloom"] / r["jellyfish"]
+  printf "one pass: wall vs kmc %.2f, vs jellyfish %.2f; peak memory vs kmc %.2f, vs jellyfish %.2f\n",
+    w["kmerbloom_one_pass"] / w["kmc"], w["kmerbloom_one_pass"] / w["jellyfish"], r["kmerbloom_one_pass"] / r["kmc"], r["kmerbloom_one_pass"] / r["jellyfish"]
+}' "$OUT/times.tsv" | column -t -s "$(printf '\t')"
+echo "(load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); outputs in $OUT)"
