@@ -11,5 +11,9 @@ namespace kmerbloom::cli {
 using Action = std::function<int()>;
 
 Action setup_count(CLI::App& sub);
+// [estimate declaration]
+// [filter declaration]
+// [filter-file declarations: build query merge info merge-counts]
+// [report declaration]
 
 }  // namespace kmerbloom::cli

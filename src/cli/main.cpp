@@ -53,6 +53,10 @@ int main(int argc, char** argv) {
     sub->callback([&action, a] { action = a; });
   };
   bind("count", "Count canonical k-mers and report the solid ones", cli::setup_count);
+  // [estimate registration]
+  // [filter registration]
+  // [filter-file registrations: build query merge info merge-counts]
+  // [report registration]
 
   try {
     app.parse(argc, argv);
