@@ -41,6 +41,11 @@ struct CountOptions {
   bool one_pass = false;
   double fpr = 0;               // Bloom target false-positive rate; 0 = default for the mode
   double bloom_growth = 2.0;
+  // Scatter/gather: count only the k-mers of partition `partition` out of
+  // `partitions` (by partition_of); the partitions are disjoint and together
+  // hold every k-mer, so their outputs merge into the unpartitioned result.
+  uint32_t partition = 0;
+  uint32_t partitions = 1;
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
@@ -100,6 +105,13 @@ struct CountResult {
   BloomReport bloom;
   std::vector<double> pass_seconds;
 };
+
+// The partition (0..partitions-1) of a k-mer with hash h = hash_kmer(kmer):
+// a second mix, so partitions do not line up with the table's shards.
+inline uint32_t partition_of(uint64_t h, uint32_t partitions) {
+  const __uint128_t x = static_cast<__uint128_t>(h * 0x9e3779b97f4a7c15ULL ^ (h >> 29)) * partitions;
+  return static_cast<uint32_t>(x >> 64);
+}
 
 // Receives reported k-mers in increasing lexicographic order.
 using KmerSink = std::function<void(std::string_view kmer, uint64_t count)>;

@@ -19,6 +19,7 @@ struct CountArgs {
   std::string histo, stats;
   bool no_canonical = false;
   bool no_gate = false;
+  std::string partition;
 };
 
 void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
@@ -45,6 +46,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   j["options"] = {{"min_count", o.min_count}, {"max_count", o.max_count}, {"histo_max", o.histo_max},
                   {"expected_kmers", o.expected_kmers}};
   j["threads"] = o.threads;
+  j["partition"] = {{"index", o.partition}, {"count", o.partitions}};
   j["reads"] = r.input.reads;
   j["bases"] = r.input.bases;
   j["bases_skipped"] = r.input.bases_skipped;
@@ -60,6 +62,10 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
                     {"kmers_above_max_row", r.histogram.back()},
                     {"estimated_rows", r.singletons_estimated ? nlohmann::json::array({1}) : nlohmann::json::array()},
                     {"exact_rows", r.singletons_estimated ? "2 and above" : "all"}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t c = 1; c < r.histogram.size(); ++c)
+    if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
+  j["histogram"]["rows"] = std::move(rows);
   j["passes"] = r.passes;
   j["pass_seconds"] = r.pass_seconds;
   j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"keys", r.table_keys}, {"load", r.table_load}};
@@ -86,8 +92,25 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   return j;
 }
 
+void parse_partition(const std::string& text, CountOptions& o) {
+  const auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("");
+    size_t used = 0;
+    const unsigned long i = std::stoul(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("");
+    const unsigned long n = std::stoul(text.substr(slash + 1), &used);
+    if (used != text.size() - slash - 1 || n < 1 || n > 65536 || i >= n) throw std::invalid_argument("");
+    o.partition = static_cast<uint32_t>(i);
+    o.partitions = static_cast<uint32_t>(n);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--partition wants I/N with 0 <= I < N <= 65536, got '" + text + "'");
+  }
+}
+
 int run_count(CountArgs& a) {
   RunClock clock;
+  if (!a.partition.empty()) parse_partition(a.partition, a.opt);
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
 
@@ -155,6 +178,8 @@ Action setup_count(CLI::App& sub) {
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
                  "Bloom filter target false-positive rate (default 0.01, or 0.001 in one-pass mode)");
+  sub.add_option("--partition", a->partition,
+                 "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
   sub.add_option("--bloom-growth", a->opt.bloom_growth, "Capacity ratio of successive Bloom layers (2 or 4)")
       ->capture_default_str();
   return [a] { return run_count(*a); };

@@ -21,6 +21,9 @@ void CountOptions::validate() const {
   if (histo_max < 1) throw std::invalid_argument("--histo-max must be at least 1");
   if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
   if (fpr < 0 || fpr >= 0.5) throw std::invalid_argument("--fpr must be in (0, 0.5)");
+  if (partitions < 1 || partition >= partitions)
+    throw std::invalid_argument("--partition I/N needs 0 <= I < N, got " + std::to_string(partition) + "/" +
+                                std::to_string(partitions));
   if (gate == GateMode::bloom && min_count < 2) throw std::invalid_argument("the Bloom gate needs --min-count 2 or more");
 }
 
@@ -151,10 +154,21 @@ class Engine {
   // Hashes the chunk, then walks it with prefetches kAhead k-mers ahead so
   // that many cache misses are in flight at once.
   void flush(Worker<W>& w, Stage stage) {
-    const size_t n = w.km.size();
-    w.sum.kmers += n;
+    size_t n = w.km.size();
     w.h.resize(n);
     for (size_t i = 0; i < n; ++i) w.h[i] = hash_kmer(w.km[i]);
+    if (o_.partitions > 1) {
+      size_t kept = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (partition_of(w.h[i], o_.partitions) == o_.partition) {
+          w.km[kept] = w.km[i];
+          w.h[kept++] = w.h[i];
+        }
+      n = kept;
+      w.km.resize(n);
+      w.h.resize(n);
+    }
+    w.sum.kmers += n;
     CountTable<W>& table = *table_;
     switch (stage) {
       case Stage::insert_all:

@@ -69,6 +69,15 @@ check "stats kmers_solid equals output lines" grep -q "\"kmers_solid\": $solid,"
 "$KB" count "$EX" --no-canonical --min-count 1 -o "$T/fw.tsv" -q
 check "--no-canonical yields more distinct k-mers" test "$(wc -l < "$T/fw.tsv")" -gt "$(wc -l < "$T/once.tsv")"
 
+# Scatter/gather: partitions are disjoint, merge into the whole, histograms add up.
+for i in 0 1 2; do "$KB" count "$EX" --partition "$i/3" -o "$T/part$i.tsv" --histo "$T/part$i.histo" --no-gate -q; done
+sort -m "$T/part0.tsv" "$T/part1.tsv" "$T/part2.tsv" > "$T/parts.tsv"
+same "sort -m of 3 partitions equals the unpartitioned output" "$T/parts.tsv" "$T/gate.tsv"
+check "partitions are disjoint" test "$(cut -f1 "$T/parts.tsv" | uniq -d | wc -l)" -eq 0
+paste -d' ' "$T/part0.histo" "$T/part1.histo" "$T/part2.histo" | awk '{ print $1, $2 + $4 + $6 }' > "$T/parts.histo"
+same "partition histograms add up to the whole" "$T/parts.histo" "$T/all.histo"
+expect_fail "--partition 3/3 is a usage error" 2 "partition" -- "$KB" count "$EX" --partition 3/3 -o "$T/x"
+
 # k range.
 expect_fail "k = 0 is a usage error" 2 "k" -- "$KB" count "$EX" -k 0 -o "$T/x"
 expect_fail "k = 64 is a usage error" 2 "k" -- "$KB" count "$EX" -k 64 -o "$T/x"
