@@ -11,7 +11,7 @@ namespace kmerbloom::cli {
 using Action = std::function<int()>;
 
 Action setup_count(CLI::App& sub);
-// [estimate declaration]
+Action setup_estimate(CLI::App& sub);
 // [filter declaration]
 // [filter-file declarations: build query merge info merge-counts]
 // [report declaration]

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     sub->callback([&action, a] { action = a; });
   };
   bind("count", "Count canonical k-mers and report the solid ones", cli::setup_count);
-  // [estimate registration]
+  bind("estimate", "Estimate distinct k-mers (F0) and the low histogram rows (f1, f2, ...) in one sampled pass",
+       cli::setup_estimate);
   // [filter registration]
   // [filter-file registrations: build query merge info merge-counts]
   // [report registration]

@@ -1,0 +1,136 @@
+// kmerbloom estimate: F0, F1 and the low histogram rows from a one-pass sample
+// (ntCard's job), as a TSV table and/or JSON.
+#include <cmath>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/cardinality.hpp"
+#include "kmerbloom/hash.hpp"
+#include "kmerbloom/output.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct EstimateArgs {
+  EstimateOptions opt;
+  std::string output = "-";
+  std::string format = "tsv";
+  std::string json;
+  bool no_canonical = false;
+};
+
+uint64_t as_count(double x) { return static_cast<uint64_t>(std::llround(x)); }
+
+// ntCard's table, with the histogram rows named f1, f2, ...
+void write_table(const std::string& path, const KmerSpectrumEstimate& e) {
+  OutputFile out(path);
+  out.write("F1\t");
+  out.put_uint(e.kmers_total);
+  out.write("\nF0\t");
+  out.put_uint(as_count(e.distinct));
+  out.put('\n');
+  for (size_t i = 1; i < e.f.size(); ++i) {
+    out.put('f');
+    out.put_uint(i);
+    out.put('\t');
+    out.put_uint(as_count(e.f[i]));
+    out.put('\n');
+  }
+  out.commit();
+}
+
+nlohmann::json estimate_json(const EstimateArgs& a, const EstimateResult& r, const RunClock& clock) {
+  const EstimateOptions& o = a.opt;
+  const KmerSpectrumEstimate& e = r.spectrum;
+  nlohmann::json j;
+  j["tool"] = "kmerbloom";
+  j["version"] = KMERBLOOM_VERSION;
+  j["command"] = "estimate";
+  j["command_line"] = saved_command_line();
+  j["inputs"] = o.inputs;
+  j["k"] = o.k;
+  j["canonical"] = o.canonical;
+  j["threads"] = o.threads;
+  j["reads"] = r.input.reads;
+  j["bases"] = r.input.bases;
+  j["bases_skipped"] = r.input.bases_skipped;
+  j["kmers_total"] = e.kmers_total;
+  j["kmers_distinct"] = as_count(e.distinct);
+  j["kmers_singleton"] = e.f.size() > 1 ? as_count(e.f[1]) : 0;
+  j["kmers_repeated"] = e.distinct >= e.f[1] ? as_count(e.distinct - e.f[1]) : 0;  // seen at least twice
+  nlohmann::json rows = nlohmann::json::array();
+  for (unsigned i = 1; i < e.f.size(); ++i) {
+    const double rse = e.row_relative_std_error(i);
+    rows.push_back({{"count", i},
+                    {"kmers", as_count(e.f[i])},
+                    {"sampled", e.sampled_f[i]},
+                    {"relative_std_error", std::isfinite(rse) ? nlohmann::json(rse) : nlohmann::json(nullptr)}});
+  }
+  j["histogram"] = rows;
+  j["kmers_above_max_row"] = as_count(e.above_max_row);
+  j["exact"] = e.exact;
+  j["relative_std_error"] = e.relative_std_error;
+  j["sampling"] = {{"method", "adaptive distinct sampling of hash_kmer"},
+                   {"hash", kKmerHashName},
+                   {"depth", e.sampling_depth},
+                   {"rate", e.sampling_rate},
+                   {"sampled_keys", e.sampled_keys},
+                   {"max_sampled_keys_log2", o.sample_log2},
+                   {"sampler_bytes", r.sampler_bytes}};
+  j["wall_seconds"] = clock.wall_seconds();
+  j["cpu_seconds"] = RunClock::cpu_seconds();
+  j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
+  return j;
+}
+
+int run_estimate(EstimateArgs& a) {
+  RunClock clock;
+  a.opt.canonical = !a.no_canonical;
+  a.opt.validate();  // before any output file is created
+
+  const EstimateResult r = estimate_kmers(a.opt);
+  const KmerSpectrumEstimate& e = r.spectrum;
+  if (a.format == "json") {
+    write_json(a.output, estimate_json(a, r, clock));
+  } else {
+    write_table(a.output, e);
+  }
+  if (!a.json.empty()) write_json(a.json, estimate_json(a, r, clock));
+
+  if (e.exact) {
+    spdlog::info("{} reads, {} k-mers, {} distinct, {} singletons (exact: every k-mer sampled) in {:.1f} s",
+                 r.input.reads, e.kmers_total, as_count(e.distinct), as_count(e.f[1]), clock.wall_seconds());
+  } else {
+    spdlog::info("{} reads, {} k-mers, ~{} distinct (+-{:.2f}%), ~{} singletons (+-{:.2f}%), 1 in {} sampled, in {:.1f} s",
+                 r.input.reads, e.kmers_total, as_count(e.distinct), 100 * e.relative_std_error, as_count(e.f[1]),
+                 100 * e.row_relative_std_error(1), uint64_t{1} << e.sampling_depth, clock.wall_seconds());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_estimate(CLI::App& sub) {
+  auto a = std::make_shared<EstimateArgs>();
+  a->opt.threads = default_threads();
+  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
+  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
+  sub.add_option("-o,--output", a->output, "Estimate table (F1, F0, f1..fN) or JSON; - is stdout")
+      ->capture_default_str();
+  sub.add_option("--format", a->format, "tsv (NAME<TAB>VALUE rows) or json")
+      ->check(CLI::IsMember({"tsv", "json"}))
+      ->capture_default_str();
+  sub.add_option("--json", a->json, "Also write the estimate with its sampling rate and errors as JSON");
+  sub.add_option("--max-row", a->opt.max_row, "Last histogram row reported (f1..fN)")->capture_default_str();
+  sub.add_option("--sample-log2", a->opt.sample_log2,
+                 "Keep at most 2^N k-mers per thread in the sample (error ~ 2^(-N/2); exact below that)")
+      ->capture_default_str();
+  return [a] { return run_estimate(*a); };
+}
+
+}  // namespace kmerbloom::cli
