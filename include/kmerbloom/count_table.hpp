@@ -45,9 +45,12 @@ class CountTable {
   static constexpr double kMaxLoad = 0.7;
 
   explicit CountTable(uint64_t expected_keys = 0) : shards_(size_t(1) << kShardBits) {
-    const uint64_t per_shard = expected_keys >> kShardBits;
-    const auto cap = std::max<uint64_t>(16, static_cast<uint64_t>(static_cast<double>(per_shard) / kMaxLoad * 1.05) + 1);
-    for (auto& s : shards_) s.allocate(cap);
+    for (auto& s : shards_) s.allocate(shard_capacity(expected_keys));
+  }
+
+  // Bytes a table sized for expected_keys takes before any growth.
+  static uint64_t bytes_for(uint64_t expected_keys) {
+    return (shard_capacity(expected_keys) * sizeof(Entry) + sizeof(Shard)) << kShardBits;
   }
 
   // Adds n to key's count, inserting the key if it is new.
@@ -171,6 +174,13 @@ class CountTable {
   double load() const { return capacity() ? static_cast<double>(size()) / static_cast<double>(capacity()) : 0.0; }
 
  private:
+  // Room for an even share of the keys below kMaxLoad, with 5% for the
+  // unevenness of shares.
+  static uint64_t shard_capacity(uint64_t expected_keys) {
+    const double per_shard = static_cast<double>(expected_keys >> kShardBits);
+    return std::max<uint64_t>(16, static_cast<uint64_t>(per_shard / kMaxLoad * 1.05) + 1);
+  }
+
   static uint32_t saturating_add(uint32_t a, uint32_t b) {
     const uint32_t s = a + b;
     return s < a ? std::numeric_limits<uint32_t>::max() : s;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +37,7 @@ struct CountOptions {
   unsigned threads = 1;
   uint64_t histo_max = 10000;   // dense histogram rows 1..histo_max, then one overflow row
   uint64_t expected_kmers = 0;  // distinct k-mers expected; 0 = estimate them
-  uint64_t batch_bases = 4u << 20;
+  uint64_t batch_bases = 1u << 20;
   GateMode gate = GateMode::automatic;  // automatic: Bloom gate when min_count >= 2
   bool one_pass = false;
   double fpr = 0;               // Bloom target false-positive rate; 0 = default for the mode
@@ -46,6 +47,7 @@ struct CountOptions {
   // hold every k-mer, so their outputs merge into the unpartitioned result.
   uint32_t partition = 0;
   uint32_t partitions = 1;
+  uint64_t max_memory = 0;  // bytes; 0 = no budget
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
@@ -53,6 +55,12 @@ struct CountOptions {
   // True if some input cannot be read twice (stdin, a pipe).
   bool has_stream_input() const;
   double effective_fpr() const { return fpr > 0 ? fpr : (one_pass || has_stream_input() ? 0.001 : 0.01); }
+};
+
+// The memory budget cannot be met; thrown before counting starts.
+class BudgetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // What went in, summed over all worker threads.
@@ -86,8 +94,23 @@ struct BloomReport {
   std::vector<Layer> layers;
 };
 
+// The sizing pass: a sampled estimate of the spectrum read before counting.
+struct SizingReport {
+  bool ran = false;
+  double distinct = 0;          // F0 estimate
+  double singletons = 0;        // f1 estimate
+  double relative_std_error = 0;
+  bool exact = false;           // the sample held every distinct k-mer: distinct is a count
+  uint64_t bloom_capacity = 0;  // keys the first Bloom layer was sized for
+  uint64_t table_keys = 0;      // keys the table was sized for
+  double fpr = 0;               // Bloom target rate used (raised to fit -M)
+  uint64_t planned_bytes = 0;   // filter + table + buffers, as planned
+  std::string source;           // "estimate", "--expected" or "default"
+};
+
 struct CountResult {
   InputSummary input;
+  SizingReport sizing;
   uint64_t distinct = 0;    // distinct k-mers (estimated when singletons_estimated)
   uint64_t solid = 0;       // reported: min_count <= count <= max_count
   uint64_t singletons = 0;  // distinct k-mers seen once (estimated when singletons_estimated)

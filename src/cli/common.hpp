@@ -16,6 +16,7 @@ enum ExitCode : int {
   kExitUsage = 2,      // bad command line
   kExitInput = 3,      // unreadable or malformed input
   kExitOutput = 4,     // output could not be written
+  kExitBudget = 5,     // the memory budget (-M) cannot be met
 };
 
 // Wall clock, CPU time and peak memory of the process since construction.

@@ -20,6 +20,7 @@ struct CountArgs {
   bool no_canonical = false;
   bool no_gate = false;
   std::string partition;
+  std::string max_memory;
 };
 
 void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
@@ -66,6 +67,16 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   for (size_t c = 1; c < r.histogram.size(); ++c)
     if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
   j["histogram"]["rows"] = std::move(rows);
+  j["sizing"] = {{"source", r.sizing.source},
+                 {"distinct_estimate", r.sizing.distinct},
+                 {"singletons_estimate", r.sizing.singletons},
+                 {"relative_std_error", r.sizing.relative_std_error},
+                 {"bloom_capacity", r.sizing.bloom_capacity},
+                 {"table_keys", r.sizing.table_keys},
+                 {"exact", r.sizing.exact},
+                 {"bloom_fpr", r.sizing.fpr},
+                 {"planned_bytes", r.sizing.planned_bytes},
+                 {"max_memory_bytes", o.max_memory}};
   j["passes"] = r.passes;
   j["pass_seconds"] = r.pass_seconds;
   j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"keys", r.table_keys}, {"load", r.table_load}};
@@ -92,6 +103,23 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   return j;
 }
 
+// "2G", "500M", "64k" or plain bytes.
+uint64_t parse_size(const std::string& text, const char* option) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (!unit.empty() && unit.back() == 'B') unit.pop_back();
+  const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1024.0 * 1024 : unit == "G" ? 1024.0 * 1024 * 1024 : unit == "T" ? 1024.0 * 1024 * 1024 * 1024 : 0;
+  if (used == 0 || scale == 0 || v <= 0) throw std::invalid_argument(std::string(option) + " wants a size such as 500M or 4G, got '" + text + "'");
+  return static_cast<uint64_t>(v * scale);
+}
+
 void parse_partition(const std::string& text, CountOptions& o) {
   const auto slash = text.find('/');
   try {
@@ -111,6 +139,7 @@ void parse_partition(const std::string& text, CountOptions& o) {
 int run_count(CountArgs& a) {
   RunClock clock;
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
+  if (!a.max_memory.empty()) a.opt.max_memory = parse_size(a.max_memory, "--max-memory");
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
 
@@ -178,6 +207,9 @@ Action setup_count(CLI::App& sub) {
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
                  "Bloom filter target false-positive rate (default 0.01, or 0.001 in one-pass mode)");
+  sub.add_option("-M,--max-memory", a->max_memory,
+                 "Memory budget, e.g. 2G or 500M: the filter and table are planned to fit it, or the run stops "
+                 "before counting");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
   sub.add_option("--bloom-growth", a->opt.bloom_growth, "Capacity ratio of successive Bloom layers (2 or 4)")

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "kmerbloom/counter.hpp"
 #include "kmerbloom/output.hpp"
 #include "kmerbloom/reader.hpp"
 
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   } catch (const OutputError& e) {
     fail(e.what());
     return cli::kExitOutput;
+  } catch (const BudgetError& e) {
+    fail(e.what());
+    return cli::kExitBudget;
   } catch (const std::invalid_argument& e) {
     fail(e.what());
     return cli::kExitUsage;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "kmerbloom/bloom.hpp"
+#include "kmerbloom/cardinality.hpp"
 #include "kmerbloom/count_table.hpp"
 #include "kmerbloom/kmer.hpp"
 
@@ -64,21 +65,22 @@ class Engine {
     CountResult r;
     const bool gated = o_.gated();
     const bool one_pass = gated && (o_.one_pass || o_.has_stream_input());
+    one_pass_ = one_pass;
     if (gated && !o_.one_pass && one_pass) info("input from a stream cannot be read twice: counting in one pass (--one-pass)");
 
-    const uint64_t expected = o_.expected_kmers;
+    plan(r, gated);
     if (gated) {
       ScalableBloomParams bp;
-      bp.fpr = o_.effective_fpr();
+      bp.fpr = r.sizing.fpr;
       bp.growth = o_.bloom_growth;
-      bp.initial_capacity = std::max<uint64_t>(expected ? expected + expected / 20 : uint64_t{1} << 22, 1024);
+      bp.initial_capacity = r.sizing.bloom_capacity;
       bloom_ = std::make_unique<ScalableBloom>(bp);
       log("Bloom gate: first layer for " + std::to_string(bp.initial_capacity) + " keys at false-positive rate " +
           std::to_string(bp.fpr) + ", " + std::to_string(bloom_->bytes()) + " bytes");
     }
-    // The table holds the repeated k-mers: about a fifth of all distinct ones
-    // in read sets; without a gate it holds them all.
-    table_ = std::make_unique<CountTable<W>>(gated ? expected / 4 : expected);
+    table_ = std::make_unique<CountTable<W>>(r.sizing.table_keys);
+    log("table sized for " + std::to_string(r.sizing.table_keys) + " keys, " + std::to_string(table_->bytes()) +
+        " bytes");
 
     workers_.assign(o_.threads, Worker<W>{});
     timed(r, gated ? "pass 1: Bloom gate and table" : "pass 1: counting", gated ? Stage::gate : Stage::insert_all);
@@ -101,7 +103,9 @@ class Engine {
     r.table_capacity = table_->capacity();
     r.table_keys = table_->size();
     r.table_load = table_->load();
+    if (r.sizing.exact) distinct_estimate_ = r.sizing.distinct;
     build_histogram(r, gated, one_pass);
+    if (r.sizing.exact) r.singletons_estimated = false;
 
     const uint32_t bonus = one_pass ? 1 : 0;  // the sighting held back by the gate
     std::string text(o_.k, 'A');
@@ -124,6 +128,78 @@ class Engine {
   }
   void info(const std::string& s) const {
     if (hooks_.info) hooks_.info(s);
+  }
+
+  // Sizes the filter and the table: from --expected, else from a sampled
+  // estimate of the spectrum (one fast extra read of the files), else (a
+  // stream, which can be read only once) from a default the chain grows from.
+  void plan(CountResult& r, bool gated) {
+    SizingReport& z = r.sizing;
+    double f0 = 0, f1 = 0;
+    if (o_.expected_kmers) {
+      z.source = "--expected";
+      f0 = static_cast<double>(o_.expected_kmers);
+      f1 = f0 * 0.8;  // read sets: most distinct k-mers are error singletons
+    } else if (!o_.has_stream_input()) {
+      z.source = "estimate";
+      if (hooks_.pass) hooks_.pass("sizing: estimating distinct k-mers");
+      const auto t0 = std::chrono::steady_clock::now();
+      EstimateOptions eo;
+      eo.inputs = o_.inputs;
+      eo.k = o_.k;
+      eo.canonical = o_.canonical;
+      eo.threads = o_.threads;
+      eo.batch_bases = o_.batch_bases;
+      const EstimateResult est = estimate_kmers(eo, hooks_.progress);
+      r.pass_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      const double share = 1.0 / o_.partitions;
+      f0 = est.spectrum.distinct * share;
+      f1 = (est.spectrum.f.size() > 1 ? est.spectrum.f[1] : 0) * share;
+      z.ran = true;
+      z.relative_std_error = est.spectrum.relative_std_error;
+      z.exact = est.spectrum.exact && o_.partitions == 1;
+      log("sizing: about " + std::to_string(std::llround(f0)) + " distinct k-mers, " +
+          std::to_string(std::llround(f1)) + " singletons");
+    } else {
+      z.source = "default";
+      f0 = double{1 << 22};
+      f1 = f0 * 0.8;
+    }
+    z.distinct = f0;
+    z.singletons = f1;
+    // Margins: three standard errors of the estimate plus 2%.
+    const double margin = 1.02 + 3 * z.relative_std_error;
+    z.bloom_capacity = std::max<uint64_t>(1024, static_cast<uint64_t>(f0 * margin));
+    const double repeated = gated ? std::max(0.0, f0 - f1) : f0;
+    // Repeated k-mers, plus the singletons the filter lets through.
+    auto table_keys = [&](double fpr) { return static_cast<uint64_t>((repeated + (gated ? fpr * f1 : 0)) * margin); };
+    auto bloom_bytes = [&](double fpr) {
+      return gated ? BlockedBloom::shape_for_capacity(z.bloom_capacity, fpr).blocks * BlockedBloom::kBlockBytes : 0;
+    };
+    const uint64_t buffers = (2 * o_.threads + 2) * o_.batch_bases * 5 / 2 + o_.threads * (8u << 20);
+    auto total = [&](double fpr) {
+      return bloom_bytes(fpr) + CountTable<W>::bytes_for(table_keys(fpr)) + buffers;
+    };
+    double fpr = gated ? o_.effective_fpr() : 0;
+    if (o_.max_memory && total(fpr) > o_.max_memory && gated && !one_pass_ && o_.fpr == 0) {
+      // Exact mode: a higher rate only lets more singletons into the table
+      // (the recount drops them); trade filter bits for table entries.
+      double best = fpr;
+      for (double p = fpr; p <= 0.25; p *= 1.25)
+        if (total(p) < total(best)) best = p;
+      if (best != fpr) log("memory budget: Bloom false-positive rate raised to " + std::to_string(best));
+      fpr = best;
+    }
+    z.fpr = fpr;
+    z.table_keys = table_keys(fpr);
+    z.planned_bytes = total(fpr);
+    if (o_.max_memory && z.planned_bytes > o_.max_memory) {
+      auto mb = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; };
+      throw BudgetError("cannot count in " + mb(o_.max_memory) + ": about " + std::to_string(std::llround(f0)) +
+                        " distinct k-mers need " + mb(z.planned_bytes) + " (Bloom filter " + mb(bloom_bytes(fpr)) +
+                        ", table " + mb(CountTable<W>::bytes_for(z.table_keys)) + ", buffers " + mb(buffers) +
+                        "); raise -M or split the work with --partition I/N");
+    }
   }
 
   void timed(CountResult& r, const std::string& name, Stage stage) {
@@ -295,8 +371,10 @@ class Engine {
     r.distinct = counted + singletons;
     r.singletons_estimated = true;
     r.singletons_method =
-        "distinct k-mers estimated as the first sightings the Bloom gate inserted plus the false positives expected "
-        "from each layer's fill, minus the k-mers counted at least twice";
+        r.sizing.exact
+            ? "distinct k-mers counted exactly by the sizing pass, minus the k-mers counted at least twice"
+            : "distinct k-mers estimated as the first sightings the Bloom gate inserted plus the false positives "
+              "expected from each layer's fill, minus the k-mers counted at least twice";
     if (one_pass) r.bloom.expected_leaked = fp_share_ * static_cast<double>(singletons);
   }
 
@@ -309,6 +387,7 @@ class Engine {
   static constexpr size_t kStripes = 1 << 12;
   std::unique_ptr<std::atomic<bool>[]> stripes_ = std::make_unique<std::atomic<bool>[]>(kStripes);
   double distinct_estimate_ = 0, fp_share_ = 0;
+  bool one_pass_ = false;
 };
 
 }  // namespace

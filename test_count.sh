@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# kmerbloom count as a user runs it: outputs, formats, options, determinism.
+. "$(dirname "$0")/lib.sh"
+EX=$SRC/data/example.fq.gz
+
+"$KB" --version > "$T/v"
+check "--version is one line 'kmerbloom X.Y.Z'" grep -Eqx 'kmerbloom [0-9]+\.[0-9]+\.[0-9]+' "$T/v"
+"$KB" count --help > "$T/help"
+for opt in --kmer-size --output --format --min-count --max-count --histo --histo-max --stats --threads \
+           --no-canonical --expected --one-pass --no-gate --fpr; do
+  grep -q -- "$opt" "$T/help" || bad "count --help lacks $opt"
+done
+ok "count --help lists every option"
+
+# Default mode (Bloom gate, two passes) equals the exact count of every k-mer.
+"$KB" count "$EX" -k 31 -o "$T/gate.tsv" --histo "$T/gate.histo" --stats "$T/gate.json" -t 2 -q
+"$KB" count "$EX" -k 31 -o "$T/all.tsv" --histo "$T/all.histo" --no-gate -t 2 -q
+same "gated two-pass output equals ungated exact output" "$T/gate.tsv" "$T/all.tsv"
+tail -n +2 "$T/gate.histo" > "$T/g2"; tail -n +2 "$T/all.histo" > "$T/a2"
+same "histogram rows >= 2 agree" "$T/g2" "$T/a2"
+
+# Byte-identical whatever the thread count.
+for t in 1 3; do
+  "$KB" count "$EX" -o "$T/t$t.tsv" --histo "$T/t$t.histo" -t "$t" -q
+  same "threads=$t output identical to threads=2" "$T/t$t.tsv" "$T/gate.tsv"
+  same "threads=$t histogram identical" "$T/t$t.histo" "$T/gate.histo"
+done
+
+# Sorted, tab-separated, every count >= 2.
+check "TSV sorted by k-mer" sort -c "$T/gate.tsv"
+check "TSV is KMER<TAB>COUNT with count >= 2" awk -F'\t' 'NF != 2 || length($1) != 31 || $2 < 2 { exit 1 }' "$T/gate.tsv"
+
+# Histogram: jellyfish form, dense rows 1..H and one overflow row.
+"$KB" count "$EX" -o /dev/null --histo "$T/h50" --histo-max 50 -q
+check "histogram has rows 1..51, single space" awk 'NR != $1 || NF != 2 || $0 ~ /\t/ { exit 1 } END { exit NR != 51 }' "$T/h50"
+
+# FASTA output and gzip output.
+"$KB" count "$EX" --format fasta -o "$T/out.fa" -q
+awk 'NR % 2 == 1 { c = substr($0, 2) } NR % 2 == 0 { print $0 "\t" c }' "$T/out.fa" > "$T/fa.tsv"
+same "FASTA output (>COUNT, KMER) holds the same k-mers" "$T/fa.tsv" "$T/gate.tsv"
+"$KB" count "$EX" -o "$T/out.tsv.gz" -q
+gzip -dc "$T/out.tsv.gz" > "$T/gz.tsv"
+same ".gz output decompresses to the same k-mers" "$T/gz.tsv" "$T/gate.tsv"
+"$KB" count "$EX" -q > "$T/stdout.tsv"
+same "no -o writes to stdout" "$T/stdout.tsv" "$T/gate.tsv"
+
+# Several inputs and stdin: counting a file twice doubles every count.
+gzip -dc "$EX" > "$T/ex.fq"
+gzip -dc "$EX" | "$KB" count "$T/ex.fq" - -o "$T/twice.tsv" --min-count 1 -q
+"$KB" count "$EX" -o "$T/once.tsv" --min-count 1 -q
+awk -F'\t' '{ print $1 "\t" 2 * $2 }' "$T/once.tsv" > "$T/doubled.tsv"
+same "file + stdin: every count doubled" "$T/twice.tsv" "$T/doubled.tsv"
+
+# -L/-U aliases and max-count.
+"$KB" count "$EX" -L 3 -U 10 -o "$T/range.tsv" -q
+awk -F'\t' '$2 >= 3 && $2 <= 10' "$T/all.tsv" > "$T/range.want"
+same "-L 3 -U 10 keeps counts 3..10" "$T/range.tsv" "$T/range.want"
+
+# Statistics JSON.
+for key in reads bases bases_skipped kmers_total kmers_distinct kmers_solid kmers_singleton max_count \
+           wall_seconds cpu_seconds peak_memory_bytes threads '"k"' version command_line; do
+  grep -q "$key" "$T/gate.json" || bad "stats lacks $key"
+done
+ok "stats JSON has every documented field"
+solid=$(wc -l < "$T/gate.tsv")
+check "stats kmers_solid equals output lines" grep -q "\"kmers_solid\": $solid," "$T/gate.json"
+
+# No canonical: forward k-mers only (more distinct k-mers).
+"$KB" count "$EX" --no-canonical --min-count 1 -o "$T/fw.tsv" -q
+check "--no-canonical yields more distinct k-mers" test "$(wc -l < "$T/fw.tsv")" -gt "$(wc -l < "$T/once.tsv")"
+
+# Scatter/gather: partitions are disjoint, merge into the whole, histograms add up.
+for i in 0 1 2; do "$KB" count "$EX" --partition "$i/3" -o "$T/part$i.tsv" --histo "$T/part$i.histo" --no-gate -q; done
+sort -m "$T/part0.tsv" "$T/part1.tsv" "$T/part2.tsv" > "$T/parts.tsv"
+same "sort -m of 3 partitions equals the unpartitioned output" "$T/parts.tsv" "$T/gate.tsv"
+check "partitions are disjoint" test "$(cut -f1 "$T/parts.tsv" | uniq -d | wc -l)" -eq 0
+paste -d' ' "$T/part0.histo" "$T/part1.histo" "$T/part2.histo" | awk '{ print $1, $2 + $4 + $6 }' > "$T/parts.histo"
+same "partition histograms add up to the whole" "$T/parts.histo" "$T/all.histo"
+expect_fail "--partition 3/3 is a usage error" 2 "partition" -- "$KB" count "$EX" --partition 3/3 -o "$T/x"
+
+# Memory budget: refused up front with exit 5 when it cannot fit, honoured when it can.
+expect_fail "-M 1M cannot fit and says so" 5 "cannot count in 1 MB.*need" -- "$KB" count "$EX" -M 1M -o "$T/x"
+check "refused budget leaves no output" test ! -e "$T/x"
+"$KB" count "$EX" -M 200M -o "$T/budget.tsv" --stats "$T/budget.json" -q
+same "-M 200M: same k-mers" "$T/budget.tsv" "$T/gate.tsv"
+expect_fail "-M with a bad size is a usage error" 2 "max-memory" -- "$KB" count "$EX" -M lots -o "$T/x"
+
+# k range.
+expect_fail "k = 0 is a usage error" 2 "k" -- "$KB" count "$EX" -k 0 -o "$T/x"
+expect_fail "k = 64 is a usage error" 2 "k" -- "$KB" count "$EX" -k 64 -o "$T/x"
+check "usage error leaves no output" test ! -e "$T/x"
+finish
