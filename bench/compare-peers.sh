@@ -52,7 +52,7 @@ printf '%s\n' "${INPUTS[@]}" > "$OUT/list"
 measure kmc kmc -k"$K" -ci2 -cs4294967295 -t"$THREADS" -m"$KMC_MEM_GB" -fq @"$OUT/list" "$OUT/kmc" "$OUT/tmp"
 kmc_tools transform "$OUT/kmc" dump "$OUT/kmc.dump" > /dev/null
 awk '{ print $1 "\t" $2 }' "$OUT/kmc.dump" | sort > "$OUT/kmc.tsv"
-F0=$(awk -F: '/unique counted k-mers/ { gsub(/ /, "", $2); print $2 }' "$OUT/kmc.log")
+F0=$(awk -F: '/unique k-mers/ && !/counted/ { gsub(/ /, "", $2); print $2 }' "$OUT/kmc.log")
 
 measure jellyfish bash -c "jellyfish count -C -m $K -s $F0 -t $THREADS -o '$OUT/jf.jf' <(zcat ${INPUTS[*]})"
 jellyfish histo "$OUT/jf.jf" > "$OUT/jf.histo"
