@@ -86,7 +86,10 @@ for i in $(seq 1 40); do gzip -dc "$EX"; done > "$T/big.fq"
 for sig in TERM INT; do
   "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig.tsv" --histo "$T/sig.histo" -q &
   pid=$!
-  sleep 0.5
+  # Signal once the run is under way (its temporary output exists): before
+  # main() installs its handlers, a background job ignores SIGINT.
+  for _ in $(seq 1 300); do ls "$T" | grep -q kmerbloom-tmp && break; sleep 0.1; done
+  sleep 0.2
   kill -s "$sig" "$pid"
   rc=0; wait "$pid" || rc=$?
   want=$((128 + $(kill -l "$sig")))
