@@ -14,6 +14,6 @@ Action setup_count(CLI::App& sub);
 Action setup_estimate(CLI::App& sub);
 // [filter declaration]
 // [filter-file declarations: build query merge info merge-counts]
-// [report declaration]
+Action setup_report(CLI::App& sub);
 
 }  // namespace kmerbloom::cli

@@ -8,6 +8,9 @@
 #include "common.hpp"
 #include "kmerbloom/counter.hpp"
 #include "kmerbloom/output.hpp"
+#include "kmerbloom/progress.hpp"
+#include "kmerbloom/report.hpp"
+#include "kmerbloom/spectrum.hpp"
 
 namespace kmerbloom::cli {
 namespace {
@@ -21,6 +24,8 @@ struct CountArgs {
   bool no_gate = false;
   std::string partition;
   std::string max_memory;
+  std::string report, plot;
+  bool progress = false, no_progress = false;
 };
 
 void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
@@ -34,7 +39,8 @@ void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
   out.commit();
 }
 
-nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClock& clock) {
+nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClock& clock,
+                          const std::vector<std::string>& pass_names) {
   const CountOptions& o = a.opt;
   nlohmann::json j;
   j["tool"] = "kmerbloom";
@@ -67,6 +73,8 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   for (size_t c = 1; c < r.histogram.size(); ++c)
     if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
   j["histogram"]["rows"] = std::move(rows);
+  // Needs kmers_total and histogram.{overflow_row, estimated_rows} set above.
+  j["spectrum"] = spectrum_json(analyze_spectrum(r.histogram, spectrum_options_from_stats(j, r.histogram)));
   j["sizing"] = {{"source", r.sizing.source},
                  {"distinct_estimate", r.sizing.distinct},
                  {"singletons_estimate", r.sizing.singletons},
@@ -79,6 +87,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
                  {"max_memory_bytes", o.max_memory}};
   j["passes"] = r.passes;
   j["pass_seconds"] = r.pass_seconds;
+  if (pass_names.size() == r.pass_seconds.size()) j["pass_names"] = pass_names;
   j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"keys", r.table_keys}, {"load", r.table_load}};
   if (r.bloom.used) {
     const BloomReport& b = r.bloom;
@@ -143,10 +152,23 @@ int run_count(CountArgs& a) {
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
 
+  // Progress on stderr: on a terminal unless -q, or as forced.
+  const int force = a.progress ? 1 : a.no_progress ? -1 : 0;
+  const bool quiet = spdlog::default_logger()->level() > spdlog::level::info;
+  ProgressOptions popt;
+  popt.k = a.opt.k;
+  ProgressMeter meter(stderr, progress_wanted(stderr, force) && (force > 0 || !quiet), popt);
+  PipelineProgress progress;
+  bool meter_running = true;
+
   OutputFile out(a.output);
   const bool fasta = a.format == "fasta";
   const unsigned k = a.opt.k;
   KmerSink sink = [&](std::string_view kmer, uint64_t count) {
+    if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
+      meter.stop();
+      meter_running = false;
+    }
     if (fasta) {
       out.put('>');
       out.put_uint(count);
@@ -166,14 +188,27 @@ int run_count(CountArgs& a) {
   };
 
   CountHooks hooks;
-  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
-  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
-  hooks.pass = [](const std::string& s) { spdlog::debug("{}", s); };
+  std::vector<std::string> pass_names;
+  const uint64_t input_total = input_bytes_total(a.opt.inputs);
+  hooks.progress = &progress;
+  hooks.log = [&](const std::string& s) { meter.print_above([&] { spdlog::debug("{}", s); }); };
+  hooks.info = [&](const std::string& s) { meter.print_above([&] { spdlog::info("{}", s); }); };
+  hooks.pass = [&](const std::string& s) {
+    pass_names.push_back(s);
+    meter.print_above([&] { spdlog::debug("{}", s); });
+    meter.start_pass(s, &progress, input_total);
+  };
   if (a.no_gate) a.opt.gate = GateMode::none;
   const CountResult r = count_kmers(a.opt, sink, hooks);
+  meter.stop();
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
-  if (!a.stats.empty()) write_json(a.stats, stats_json(a, r, clock));
+  if (!a.stats.empty() || !a.report.empty() || !a.plot.empty()) {
+    const nlohmann::json stats = stats_json(a, r, clock, pass_names);
+    if (!a.stats.empty()) write_json(a.stats, stats);
+    if (!a.report.empty()) write_report_html(stats, r.histogram, a.report);
+    if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, a.plot);
+  }
   out.commit();
   spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,
                r.distinct, r.solid, a.opt.min_count, a.opt.max_count, clock.wall_seconds());
@@ -198,6 +233,12 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("--histo-max", a->opt.histo_max, "Last dense histogram row; one more row holds all higher counts")
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
+  sub.add_option("--report", a->report,
+                 "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");
+  sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot as SVG");
+  CLI::Option* progress_flag =
+      sub.add_flag("--progress", a->progress, "Show the progress line on stderr even when it is not a terminal");
+  sub.add_flag("--no-progress", a->no_progress, "Never show the progress line")->excludes(progress_flag);
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");

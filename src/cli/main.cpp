@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
        cli::setup_estimate);
   // [filter registration]
   // [filter-file registrations: build query merge info merge-counts]
-  // [report registration]
+  bind("report", "HTML report (k-mer spectrum, Bloom filter, memory, time) from count --stats", cli::setup_report);
 
   try {
     app.parse(argc, argv);

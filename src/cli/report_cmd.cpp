@@ -1,0 +1,96 @@
+// kmerbloom report: the HTML report (and the spectrum plot as SVG) from the
+// --stats JSON of a count run.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/progress.hpp"
+#include "kmerbloom/reader.hpp"
+#include "kmerbloom/report.hpp"
+#include "kmerbloom/spectrum.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct ReportArgs {
+  std::string stats;
+  std::string output;
+  std::string histo;
+  std::string plot;
+};
+
+nlohmann::json read_stats(const std::string& path) {
+  nlohmann::json j;
+  try {
+    if (path == "-") {
+      j = nlohmann::json::parse(std::cin);
+    } else {
+      std::error_code ec;
+      if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
+      std::ifstream in(path);
+      if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+      j = nlohmann::json::parse(in);
+    }
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not JSON statistics (" + e.what() + ")");
+  }
+  if (!j.is_object()) throw InputError(path + ": not kmerbloom statistics (a JSON object is expected)");
+  return j;
+}
+
+int run_report(const ReportArgs& a) {
+  if (a.output.empty() && a.plot.empty())
+    throw std::invalid_argument("report: nothing to write; give -o report.html and/or --plot spectrum.svg");
+  if (!a.output.empty() && a.output == a.plot) throw std::invalid_argument("report: -o and --plot name the same file");
+  const nlohmann::json stats = read_stats(a.stats);
+
+  std::vector<uint64_t> histogram;
+  if (!a.histo.empty()) {
+    histogram = read_histogram_file(a.histo);
+  } else if (auto h = stats.find("histogram"); h != stats.end() && h->is_object() && h->contains("rows")) {
+    try {
+      histogram = histogram_from_rows((*h)["rows"]);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(a.stats + ": histogram.rows: " + e.what());
+    }
+  }
+  bool any = false;
+  for (size_t c = 1; c < histogram.size() && !any; ++c) any = histogram[c] != 0;
+  if (!any && !a.plot.empty())
+    throw InputError((a.histo.empty() ? a.stats + ": no histogram (histogram.rows)" : a.histo + ": empty histogram") +
+                     "; --plot needs one: give --histo PATH");
+  if (!any) spdlog::warn("{}: no histogram (histogram.rows): the report has no spectrum; give --histo PATH", a.stats);
+
+  if (!a.output.empty()) write_report_html(stats, histogram, a.output);
+  if (!a.plot.empty()) write_spectrum_svg(stats, histogram, a.plot);
+
+  if (any) {
+    const SpectrumAnalysis s = analyze_spectrum(histogram, spectrum_options_from_stats(stats, histogram));
+    if (s.has_peak)
+      spdlog::info("k-mer spectrum: peak coverage {:.1f}x, genome size about {}, {:.1f}% of distinct k-mers erroneous",
+                   s.peak_coverage, format_bases(s.genome_size), 100 * s.error_distinct_share);
+    for (const auto& w : s.warnings) spdlog::warn("k-mer spectrum: {}", w);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_report(CLI::App& sub) {
+  auto a = std::make_shared<ReportArgs>();
+  sub.add_option("stats", a->stats, "Statistics JSON written by kmerbloom count --stats (- reads stdin)")->required();
+  sub.add_option("-o,--output", a->output, "Write the self-contained HTML report here (- is stdout)");
+  sub.add_option("--histo", a->histo,
+                 "Histogram in jellyfish histo form (COUNT FREQUENCY lines), instead of the one in the statistics");
+  sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot alone as SVG");
+  return [a] { return run_report(*a); };
+}
+
+}  // namespace kmerbloom::cli
