@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup-debian.sh"
 
-kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish time chromium
+kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish time chromium snakemake multiqc
 cd "$KB_ROOT"
 jobs=$(nproc)
 

@@ -41,6 +41,22 @@ std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>
 void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);
 void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);
 
+// MultiQC custom content (picked up by `multiqc` with no module, files named
+// *_mqc.json): a general statistics row for `sample` (reads, bases, distinct,
+// solid and singleton k-mers, genome size, peak coverage, error share) and a
+// line plot of the spectrum (rows 1 to max(200, 3 x peak), the overflow row
+// left out). Files of several samples with the same id join in one section.
+nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::json& stats);
+nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json& stats,
+                                const std::vector<uint64_t>& histogram);
+// Where `count --stats S.stats.json` puts them: S.stats_mqc.json and
+// S.stats_spectrum_mqc.json; the sample is S (the name without .json and a
+// trailing .stats or _stats).
+struct MultiqcPaths {
+  std::string sample, general_stats, spectrum;
+};
+MultiqcPaths multiqc_paths(const std::string& stats_path);
+
 // Escapes & < > " ' for HTML and XML text and attributes.
 std::string html_escape(const std::string& text);
 

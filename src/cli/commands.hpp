@@ -13,7 +13,11 @@ using Action = std::function<int()>;
 Action setup_count(CLI::App& sub);
 Action setup_estimate(CLI::App& sub);
 // [filter declaration]
-// [filter-file declarations: build query merge info merge-counts]
+Action setup_build(CLI::App& sub);
+Action setup_query(CLI::App& sub);
+Action setup_merge(CLI::App& sub);
+Action setup_info(CLI::App& sub);
+Action setup_merge_counts(CLI::App& sub);
 Action setup_report(CLI::App& sub);
 
 }  // namespace kmerbloom::cli

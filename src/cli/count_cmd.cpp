@@ -26,6 +26,8 @@ struct CountArgs {
   std::string max_memory;
   std::string report, plot;
   bool progress = false, no_progress = false;
+  std::string sample;
+  bool no_multiqc = false;
 };
 
 void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
@@ -206,6 +208,12 @@ int run_count(CountArgs& a) {
   if (!a.stats.empty() || !a.report.empty() || !a.plot.empty()) {
     const nlohmann::json stats = stats_json(a, r, clock, pass_names);
     if (!a.stats.empty()) write_json(a.stats, stats);
+    if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+      MultiqcPaths mqc = multiqc_paths(a.stats);
+      if (!a.sample.empty()) mqc.sample = a.sample;
+      write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
+      write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
+    }
     if (!a.report.empty()) write_report_html(stats, r.histogram, a.report);
     if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, a.plot);
   }
@@ -233,6 +241,9 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("--histo-max", a->opt.histo_max, "Last dense histogram row; one more row holds all higher counts")
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
+  sub.add_option("--sample", a->sample,
+                 "Sample name in the MultiQC files written beside --stats (default: its file name without .json, .stats)");
+  sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content files beside --stats");
   sub.add_option("--report", a->report,
                  "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot as SVG");

@@ -57,7 +57,12 @@ int main(int argc, char** argv) {
   bind("estimate", "Estimate distinct k-mers (F0) and the low histogram rows (f1, f2, ...) in one sampled pass",
        cli::setup_estimate);
   // [filter registration]
-  // [filter-file registrations: build query merge info merge-counts]
+  bind("build", "Build a Bloom filter file (.kbf) of the k-mers of reads", cli::setup_build);
+  bind("query", "Fraction of each read's k-mers found in a filter file (contamination screen)", cli::setup_query);
+  bind("merge", "Union (or intersection) of filter files of the same shape", cli::setup_merge);
+  bind("info", "Parameters, layers, fill and estimated false-positive rate of a filter file", cli::setup_info);
+  bind("merge-counts", "Merge sorted KMER<TAB>COUNT files (or histograms), summing equal k-mers",
+       cli::setup_merge_counts);
   bind("report", "HTML report (k-mer spectrum, Bloom filter, memory, time) from count --stats", cli::setup_report);
 
   try {

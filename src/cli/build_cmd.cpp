@@ -1,0 +1,65 @@
+// kmerbloom build: a Bloom filter file (.kbf) of the k-mers of reads.
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/filter_ops.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct BuildArgs {
+  BuildOptions opt;
+  std::string output;
+  bool no_canonical = false;
+};
+
+int run_build(BuildArgs& a) {
+  RunClock clock;
+  a.opt.canonical = !a.no_canonical;
+  a.opt.validate();
+  FilterHooks hooks;
+  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
+  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  const BuildResult r = build_filter(a.opt, hooks);
+  const BuildStats& s = r.stats;
+  if (s.over_capacity)
+    spdlog::warn("about {} distinct k-mers, more than the {} the filter was sized for (--expected): estimated "
+                 "false-positive rate {:.3g}, target {}",
+                 s.keys_inserted, s.capacity, s.estimated_fpr, a.opt.fpr);
+  write_filter(a.output, r.filter);
+  spdlog::info("{} reads, {} k-mers, {} distinct in the filter ({} sizing, {} layer(s), {} bytes, estimated "
+               "false-positive rate {:.3g}) in {:.1f} s",
+               s.input.reads, s.input.kmers, s.keys_inserted, to_string(s.sizing), r.filter.filter.layers(),
+               r.filter.filter.bytes(), s.estimated_fpr, clock.wall_seconds());
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_build(CLI::App& sub) {
+  auto a = std::make_shared<BuildArgs>();
+  a->opt.threads = default_threads();
+  sub.footer(
+      "Filters merge (kmerbloom merge) only if built with the same -k, --expected, --fpr and --min-count: "
+      "--expected fixes the shape. The union of filters built on chunks of the reads then equals the filter "
+      "built on all of them, bit for bit. Without --expected the filter is sized from the data (one more pass; "
+      "a filter that grows on stdin).");
+  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_option("-o,--output", a->output, "Filter file to write (.kbf)")->required();
+  sub.add_option("-c,--min-count", a->opt.min_count,
+                 "Only k-mers seen at least this often (>= 2: counted exactly first, as count does)")
+      ->capture_default_str();
+  sub.add_option("--fpr", a->opt.fpr, "Target false-positive rate")->capture_default_str();
+  sub.add_option("--expected", a->opt.expected,
+                 "Distinct k-mers the filter is sized for; fixes the shape, so that filters merge "
+                 "(default: sized from the data)");
+  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
+  sub.add_flag("--no-canonical", a->no_canonical, "k-mers as read, not canonical");
+  return [a] { return run_build(*a); };
+}
+
+}  // namespace kmerbloom::cli

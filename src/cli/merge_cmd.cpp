@@ -1,0 +1,44 @@
+// kmerbloom merge: union (or intersection) of filter files of the same shape.
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/filter_ops.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool intersect = false;
+};
+
+int run_merge(const MergeArgs& a) {
+  RunClock clock;
+  FilterCombiner combiner(a.intersect ? SetOp::intersection : SetOp::union_of);
+  for (const auto& path : a.inputs) combiner.add(open_filter(path), path);  // one input in memory at a time
+  const LoadedFilter merged = combiner.result();
+  write_filter(a.output, merged);
+  spdlog::info("{} of {} filters: about {:.0f} distinct k-mers, estimated false-positive rate {:.3g}, in {:.1f} s",
+               a.intersect ? "intersection" : "union", a.inputs.size(), merged.filter.estimated_keys(),
+               merged.filter.estimated_fpr(), clock.wall_seconds());
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_merge(CLI::App& sub) {
+  auto a = std::make_shared<MergeArgs>();
+  sub.footer(
+      "Filters must have the same shape: built with the same -k, --expected, --fpr and --min-count "
+      "(kmerbloom info shows it); otherwise the error names the parameter that differs.");
+  sub.add_option("inputs", a->inputs, "Filter files (.kbf)")->required();
+  sub.add_option("-o,--output", a->output, "Merged filter file to write")->required();
+  sub.add_flag("--intersect", a->intersect, "Keep the k-mers present in every input (default: in any)");
+  return [a] { return run_merge(*a); };
+}
+
+}  // namespace kmerbloom::cli

@@ -1,0 +1,74 @@
+// kmerbloom merge-counts: gather step of scatter/gather counting. Merges
+// sorted KMER<TAB>COUNT files (count --partition I/N outputs, or counts of
+// chunks of the reads), summing equal k-mers; or adds up histograms.
+#include <cstring>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kmerbloom/filter_ops.hpp"
+#include "kmerbloom/output.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct MergeCountsArgs {
+  std::vector<std::string> inputs;
+  std::string output = "-";
+  uint64_t min_count = 1;
+  bool histo = false;
+};
+
+int run_merge_counts(const MergeCountsArgs& a) {
+  RunClock clock;
+  if (a.min_count < 1) throw std::invalid_argument("--min-count must be at least 1");
+  if (a.histo && a.min_count != 1) throw std::invalid_argument("--min-count does not apply to --histo");
+  OutputFile out(a.output);
+  if (a.histo) {
+    const auto rows = sum_histograms(a.inputs);
+    for (const auto& [count, freq] : rows) {
+      out.put_uint(count);
+      out.put(' ');
+      out.put_uint(freq);
+      out.put('\n');
+    }
+    out.commit();
+    spdlog::info("{} histograms, {} rows, in {:.1f} s", a.inputs.size(), rows.size(), clock.wall_seconds());
+    return kExitOk;
+  }
+  const MergeCountsResult r = merge_count_files(a.inputs, a.min_count, [&](std::string_view kmer, uint64_t count) {
+    char* p = out.reserve(kmer.size() + 1);
+    std::memcpy(p, kmer.data(), kmer.size());
+    p[kmer.size()] = '\t';
+    out.advance(kmer.size() + 1);
+    out.put_uint(count);
+    out.put('\n');
+  });
+  out.commit();
+  spdlog::info("{} files, {} lines, {} k-mers written (k = {}), in {:.1f} s", a.inputs.size(), r.lines, r.kmers_out,
+               r.k, clock.wall_seconds());
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_merge_counts(CLI::App& sub) {
+  auto a = std::make_shared<MergeCountsArgs>();
+  sub.footer(
+      "Inputs are sorted by k-mer, as count writes them; the output is too. Partitions of one run "
+      "(count --partition I/N, same options) are disjoint: their merge equals the unpartitioned output. "
+      "Counts of chunks of the reads add up only for k-mers every chunk reported: count chunks with "
+      "--min-count 1 and merge with --min-count N.");
+  sub.add_option("inputs", a->inputs, "KMER<TAB>COUNT files (or histograms with --histo), plain or gzip; - is stdin")
+      ->required();
+  sub.add_option("-o,--output", a->output, "Merged file; - is stdout, a name ending in .gz is gzip-compressed")
+      ->capture_default_str();
+  sub.add_option("-c,--min-count", a->min_count, "Drop k-mers whose summed count is below this")->capture_default_str();
+  sub.add_flag("--histo", a->histo,
+               "Inputs are histograms (COUNT FREQUENCY, as count --histo writes): add them row by row");
+  return [a] { return run_merge_counts(*a); };
+}
+
+}  // namespace kmerbloom::cli

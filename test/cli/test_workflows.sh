@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# The pipeline steps in workflows/: (a) the Snakemake workflow run on the
+# example with --cores 2, its outputs checked against direct runs; (b) the
+# Nextflow modules' script: and stub: blocks rendered for a test sample (as
+# Nextflow would, with the variables substituted) and run against the real
+# binary. Nextflow itself is not run (it cannot be installed here). A part
+# whose tool is missing prints 'skip: ...' and passes.
+. "$(dirname "$0")/lib.sh"
+EX=$SRC/data/example.fq.gz
+WF=$SRC/workflows
+KBDIR=$(cd "$(dirname "$KB")" && pwd)
+KBABS=$KBDIR/$(basename "$KB")
+
+# Direct runs, the reference for both parts.
+"$KB" count "$EX" -o "$T/direct.tsv" --histo "$T/direct.hist" --stats "$T/direct.json" -t 2 -q
+"$KB" filter "$EX" -o "$T/direct.kept.fq.gz" -t 2 -q 2> /dev/null || true
+
+# --- (a) Snakemake ------------------------------------------------------------------
+if ! command -v snakemake > /dev/null; then
+  echo "skip: snakemake is not installed (Debian package snakemake): workflow not run"
+else
+  run_snakemake() {  # DIR, then --config KEY=VALUE...
+    local dir=$1; shift
+    mkdir -p "$dir"
+    printf 'sample\treads\nex\t%s\n' "$EX" > "$dir/samples.tsv"
+    (cd "$dir" && snakemake -s "$WF/snakemake/Snakefile" --configfile "$WF/snakemake/config.yaml" --cores 2 -q \
+      --config kmerbloom="$KBABS" samples=samples.tsv "$@" > snakemake.out 2>&1) || {
+      bad "snakemake run in $dir failed: $(tail -20 "$dir/snakemake.out")"
+      return 1
+    }
+  }
+  R=$T/wf1/results
+  if run_snakemake "$T/wf1"; then
+    ok "snakemake workflow runs with --cores 2"
+    same "workflow solid k-mers equal a direct count" <(gzip -dc "$R/ex/ex.solid.tsv.gz") "$T/direct.tsv"
+    same "workflow histogram equals a direct count's" "$R/ex/ex_jf.hist" "$T/direct.hist"
+    for key in reads kmers_total kmers_distinct kmers_solid kmers_singleton max_count; do
+      want=$(grep -m1 "\"$key\":" "$T/direct.json")
+      grep -qF -- "$want" "$R/ex/ex.stats.json" || bad "workflow stats: $key differs from the direct run ($want)"
+    done
+    ok "workflow statistics equal the direct run's"
+    check "per-rule logs and benchmarks" test -s "$R/logs/ex/count.log" -a -s "$R/benchmarks/ex/count.tsv" \
+      -a -s "$R/benchmarks/ex/estimate.tsv"
+    check "count ran under -M from the estimated mem_mb" grep -Eq '"max_memory_bytes": [1-9]' "$R/ex/ex.stats.json"
+    solid=$(wc -l < "$T/direct.tsv")
+    check "summary.tsv: one row per sample" awk -F'\t' -v s="$solid" \
+      'NR == 1 && $1 != "sample" { exit 1 } NR == 2 && ($1 != "ex" || $6 != s) { exit 1 } END { exit NR != 2 }' "$R/summary.tsv"
+    check "MultiQC general statistics (custom content)" grep -q '"plot_type": "generalstats"' "$R/multiqc/kmerbloom_mqc.json"
+    check "MultiQC histogram line plot (custom content)" grep -q '"plot_type": "linegraph"' "$R/multiqc/kmerbloom_histogram_mqc.json"
+    if command -v multiqc > /dev/null; then
+      (cd "$R" && multiqc -f . -o mqc > mqc.out 2>&1) || bad "multiqc failed: $(tail -5 "$R/mqc.out")"
+      check "MultiQC reads the general statistics" grep -q "^ex.*$solid" "$R/mqc/multiqc_data/multiqc_general_stats.txt"
+      check "MultiQC reads the histograms (line plot, jellyfish module)" \
+        grep -q "kmerbloom_histogram: Found 1 samples" "$R/mqc.out"
+      check "MultiQC jellyfish module names the sample 'ex'" grep -q $'\tex\t' "$R/mqc/multiqc_data/multiqc_sources.txt"
+    fi
+  fi
+
+  # Scatter/gather over 3 partitions, with the per-sample filter and filter files.
+  R=$T/wf3/results
+  has_filter=False
+  if "$KB" --help | grep -q "^  filter "; then has_filter=True; else echo "skip: this kmerbloom has no filter command: workflow run without it"; fi
+  if run_snakemake "$T/wf3" partitions=3 "filter={\"enabled\": $has_filter}" 'build={"enabled": True, "expected": 40000}'; then
+    ok "snakemake workflow runs with partitions=3, filter and build"
+    check "three partition jobs ran" test -s "$R/logs/ex/count.2.log" -a ! -e "$R/logs/ex/count.3.log"
+    same "gathered partitions equal a direct count" <(gzip -dc "$R/ex/ex.solid.tsv.gz") "$T/direct.tsv"
+    same "gathered histogram: rows >= 2 equal the direct count's" <(tail -n +2 "$R/ex/ex_jf.hist") <(tail -n +2 "$T/direct.hist")
+    check "gathered stats: solid k-mers summed" grep -q "\"kmers_solid\": $(wc -l < "$T/direct.tsv")," "$R/ex/ex.stats.json"
+    [ "$has_filter" = False ] || same "per-sample filter equals a direct kmerbloom filter" <(gzip -dc "$R/ex/ex.kept.fq.gz") <(gzip -dc "$T/direct.kept.fq.gz")
+    "$KB" build "$EX" --expected 40000 -o "$T/direct.kbf" -t 2 -q
+    same "per-sample filter file equals a direct build" "$R/ex/ex.kbf" "$T/direct.kbf"
+    same "union of one sample's filter is that filter" "$R/all_samples.kbf" "$T/direct.kbf"
+  fi
+fi
+
+# --- (b) Nextflow modules: script: and stub: blocks run for a test sample ---------------
+if ! command -v python3 > /dev/null; then
+  echo "skip: python3 is not installed: Nextflow module blocks not rendered"
+else
+  # render MODULE BLOCK NAME=VALUE...: the block's command string as Nextflow
+  # would run it (common indent stripped, Groovy escapes and variables resolved).
+  # Every variable the block uses and every `def` it declares must be given.
+  render() {
+    python3 - "$@" << 'PY'
+import re, sys, textwrap
+module, block, *pairs = sys.argv[1:]
+values = dict(p.split("=", 1) for p in pairs)
+text = open(module).read()
+m = re.search(r"^    " + block + r":\n(.*?)^    \"\"\"\n(.*?)^    \"\"\"\n", text, re.S | re.M)
+if not m:
+    sys.exit(f"{module}: no {block}: block")
+for name in re.findall(r"^\s*def (\w+)\s*=", m.group(1), re.M):
+    if name not in values:
+        sys.exit(f"{module}: {block}: def {name} has no test value")
+def token(t):
+    if t.group(0) == "\\\\":
+        return "\\"
+    if t.group(0) == "\\$":
+        return "$"
+    name = t.group(1) or t.group(2)
+    if name not in values:
+        sys.exit(f"{module}: {block}: no test value for ${name}")
+    return values[name]
+body = textwrap.dedent(m.group(2))
+print(re.sub(r"\\\\|\\\$|\$\{([^}]+)\}|\$([A-Za-z_][\w.]*)", token, body), end="")
+PY
+  }
+  NF=$WF/nextflow/modules/kmerbloom
+  versions_ok() {  # DIR PROCESS
+    printf '"%s":\n    kmerbloom: %s\n' "$2" "$("$KB" --version | sed 's/^kmerbloom //')" | cmp -s - "$1/versions.yml"
+  }
+  for f in main.nf meta.yml environment.yml; do
+    check "count module has $f" test -s "$NF/count/$f"
+    check "filter module has $f" test -s "$NF/filter/$f"
+  done
+  for m in count filter; do
+    for word in 'tag "$meta.id"' "label 'process_" 'task.ext.args' 'task.ext.prefix' 'emit: versions' 'stub:' \
+                'when:' 'tuple val(meta), path(reads)'; do
+      grep -qF -- "$word" "$NF/$m/main.nf" || bad "$m/main.nf lacks $word"
+    done
+  done
+  ok "modules have nf-core's shape (tag, label, meta, ext.args, versions, stub)"
+
+  # count: script block, default options plus ext.args, with a memory limit.
+  D=$T/nf-count
+  mkdir -p "$D"
+  ln -s "$EX" "$D/test.fq.gz"
+  if render "$NF/count/main.nf" script args="-k 31" prefix=test memory="-M 500M" task.cpus=2 reads=test.fq.gz \
+       task.process=KMERBLOOM_COUNT > "$D/.command.sh"; then
+    (cd "$D" && PATH=$KBDIR:$PATH bash -eu .command.sh > .command.out 2>&1) || bad "count module script failed: $(tail -5 "$D/.command.out")"
+    same "count module: solid k-mers equal a direct count" <(gzip -dc "$D/test.solid.tsv.gz") "$T/direct.tsv"
+    same "count module: histogram equals a direct count's" "$D/test_jf.hist" "$T/direct.hist"
+    check "count module: statistics written" grep -q '"kmers_solid"' "$D/test.stats.json"
+    check "count module: versions.yml" versions_ok "$D" KMERBLOOM_COUNT
+    check "count module: -M from task.memory reached count" grep -q -- "-M 500M" "$D/.command.sh"
+  else
+    bad "count module script block could not be rendered"
+  fi
+  S=$T/nf-count-stub
+  mkdir -p "$S"
+  if render "$NF/count/main.nf" stub prefix=test task.process=KMERBLOOM_COUNT > "$S/.command.sh"; then
+    (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "count module stub failed"
+    check "count stub: every output exists" test -e "$S/test.solid.tsv.gz" -a -e "$S/test_jf.hist" -a -e "$S/test.stats.json"
+    check "count stub: versions.yml" versions_ok "$S" KMERBLOOM_COUNT
+  else
+    bad "count module stub block could not be rendered"
+  fi
+
+  # filter: single-end sample.
+  if grep -q "^  filter " <("$KB" --help); then
+    D=$T/nf-filter
+    mkdir -p "$D"
+    ln -s "$EX" "$D/test.fq.gz"
+    if render "$NF/filter/main.nf" script args="" prefix=test memory="-M 750M" task.cpus=2 reads=test.fq.gz \
+         outputs="-o test.kept.fastq.gz" task.process=KMERBLOOM_FILTER > "$D/.command.sh"; then
+      (cd "$D" && PATH=$KBDIR:$PATH bash -eu .command.sh > .command.out 2>&1) || bad "filter module script failed: $(tail -5 "$D/.command.out")"
+      same "filter module: kept reads equal a direct kmerbloom filter" <(gzip -dc "$D/test.kept.fastq.gz") <(gzip -dc "$T/direct.kept.fq.gz")
+      check "filter module: statistics written" test -s "$D/test.filter.json"
+      check "filter module: versions.yml" versions_ok "$D" KMERBLOOM_FILTER
+    else
+      bad "filter module script block could not be rendered"
+    fi
+    S=$T/nf-filter-stub
+    mkdir -p "$S"
+    if render "$NF/filter/main.nf" stub prefix=test names="test_1.kept.fastq.gz test_2.kept.fastq.gz" \
+         task.process=KMERBLOOM_FILTER > "$S/.command.sh"; then
+      (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "filter module stub failed"
+      check "filter stub (paired): every output exists" test -e "$S/test_1.kept.fastq.gz" -a -e "$S/test_2.kept.fastq.gz" -a -e "$S/test.filter.json"
+      check "filter stub: versions.yml" versions_ok "$S" KMERBLOOM_FILTER
+    else
+      bad "filter module stub block could not be rendered"
+    fi
+  else
+    echo "skip: this kmerbloom has no filter command: filter module not run"
+  fi
+fi
+# --- (c) MultiQC custom content written by count --stats ---------------------------
+M=$T/mqc-direct
+mkdir -p "$M"
+"$KB" count "$EX" -o /dev/null --stats "$M/a.stats.json" -q
+gzip -dc "$EX" > "$T/ex.fq"
+head -n 400 "$T/ex.fq" | "$KB" count - -o /dev/null --stats "$M/b_stats.json" -q
+"$KB" count "$EX" -o /dev/null --stats "$M/c.json" --sample named --no-multiqc -q
+check "count --stats S.stats.json writes S.stats_mqc.json and S.stats_spectrum_mqc.json" \
+  test -s "$M/a.stats_mqc.json" -a -s "$M/a.stats_spectrum_mqc.json" -a -s "$M/b_stats_mqc.json"
+check "--no-multiqc writes none" test ! -e "$M/c_mqc.json" -a ! -e "$M/c_spectrum_mqc.json"
+solid=$(grep -m1 '"kmers_solid":' "$M/a.stats.json" | tr -dc 0-9)
+if command -v multiqc > /dev/null; then
+  (cd "$M" && multiqc -f . -o out > mqc.out 2>&1) || bad "multiqc failed: $(tail -5 "$M/mqc.out")"
+  check "MultiQC general statistics: sample a with its solid k-mers" \
+    awk -F'\t' -v s="$solid" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /kmers_solid$/) c = i } $1 == "a" && $c == s { f = 1 } END { exit !f }' \
+    "$M/out/multiqc_data/multiqc_general_stats.txt"
+  check "MultiQC general statistics: sample b (name from b_stats.json)" grep -q '^b'$'\t' "$M/out/multiqc_data/multiqc_general_stats.txt"
+  check "MultiQC spectrum line plot: both samples" grep -q "kmerbloom_spectrum: Found 2 samples" "$M/mqc.out"
+else
+  echo "skip: multiqc is not installed: custom content not read back"
+fi
+finish
