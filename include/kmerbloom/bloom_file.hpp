@@ -77,11 +77,10 @@ struct LoadedFilter {
   ScalableBloom filter;
 };
 
-// Writes `filter` and `meta` to `path` atomically: into PATH.tmp.XXXXXX in the
-// same folder, flushed, then renamed over PATH (file mode 0666 minus the
-// umask, or the mode of the file it replaces). If PATH exists and is not a
-// regular file (a FIFO, /dev/stdout, ...), writes to it in place. Throws
-// FilterFileError on any I/O error (the temporary file is removed).
+// Writes `filter` and `meta` to `path` through OutputFile (output.hpp): atomic
+// for regular files, in place for FIFOs and devices, "-" for stdout, the
+// temporary file removed on error or signal; never gzip-compressed by name.
+// Throws OutputError on any I/O error.
 void save_filter(const std::string& path, const ScalableBloom& filter, const FilterMeta& meta);
 
 // Reads a file written by save_filter(). Throws FilterFileError naming the

@@ -33,7 +33,9 @@ class BrokenPipe : public OutputError {
 
 class OutputFile {
  public:
-  explicit OutputFile(const std::string& path);
+  // gzip_by_name: a path ending in .gz is written gzip-compressed (off for
+  // binary formats of our own, such as filter files).
+  explicit OutputFile(const std::string& path, bool gzip_by_name = true);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;

@@ -1,5 +1,7 @@
 #include "kmerbloom/bloom_file.hpp"
 
+#include "kmerbloom/output.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -53,9 +54,10 @@ uint32_t get_u32(const unsigned char* p) {
 
 // ------------------------------------------------------------------- writing
 
+// Writes through an OutputFile, keeping the CRC-32 of what went out.
 class Output {
  public:
-  Output(int fd, const std::string& path) : fd_(fd), path_(path) {}
+  explicit Output(OutputFile& file) : file_(file) {}
   void write(const void* data, size_t n) {
     crc_ = crc_update(crc_, data, n);
     raw_write(data, n);
@@ -68,19 +70,15 @@ class Output {
 
  private:
   void raw_write(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, p, std::min(n, size_t{1} << 30));
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        fail(path_, "write failed: " + errno_text());
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
+    const char* p = static_cast<const char*>(data);
+    for (size_t step = size_t{1} << 30; n > 0;) {  // string_view sizes are fine; keep chunks bounded
+      const size_t take = std::min(n, step);
+      file_.write(std::string_view(p, take));
+      p += take;
+      n -= take;
     }
   }
-  int fd_;
-  const std::string& path_;
+  OutputFile& file_;
   uint32_t crc_ = 0;  // crc32 of no bytes
 };
 
@@ -121,25 +119,9 @@ std::optional<std::vector<unsigned char>> compress_if_it_pays(const BlockedBloom
   return out;
 }
 
-mode_t default_file_mode() {
-  // The umask cannot be read without changing it (racy); Linux shows it here.
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Umask:", 0) != 0) continue;
-    try {
-      return static_cast<mode_t>(0666 & ~std::stoul(line.substr(6), nullptr, 8));
-    } catch (const std::exception&) {
-      break;
-    }
-  }
-  return 0644;
-}
-
-void write_file(int fd, const std::string& path, const std::string& header,
-                const ScalableBloom& filter,
+void write_file(OutputFile& file, const std::string& header, const ScalableBloom& filter,
                 const std::vector<std::optional<std::vector<unsigned char>>>& packed) {
-  Output out(fd, path);
+  Output out(file);
   unsigned char prefix[kFixedPrefix];
   std::memcpy(prefix, kBloomFileMagic, 8);
   put_u32(prefix + 8, kBloomFileVersion);
@@ -411,47 +393,13 @@ void save_filter(const std::string& path, const ScalableBloom& filter, const Fil
   try {
     text = header.dump();
   } catch (const json::exception& e) {  // e.g. invalid UTF-8 in a string
-    fail(path, std::string("cannot encode header: ") + e.what());
+    throw OutputError(path + ": cannot encode the filter header: " + e.what());
   }
-  if (text.size() > kMaxHeaderBytes) fail(path, "header over 1 MiB (extra_json too large)");
+  if (text.size() > kMaxHeaderBytes) throw OutputError(path + ": filter header over 1 MiB (extra_json too large)");
 
-  struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode)) {  // FIFO, device: write in place
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) fail(path, "cannot open for writing: " + errno_text());
-    try {
-      write_file(fd, path, text, filter, packed);
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    if (::close(fd) != 0) fail(path, "close failed: " + errno_text());
-    return;
-  }
-  std::string tmp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) fail(path, "cannot create temporary file " + tmp + ": " + errno_text());
-  try {
-    if (::fchmod(fd, exists ? (st.st_mode & 07777) : default_file_mode()) != 0)
-      fail(path, "cannot set the mode of " + tmp + ": " + errno_text());
-    write_file(fd, path, text, filter, packed);
-    if (::fsync(fd) != 0) fail(path, "fsync failed: " + errno_text());
-    const int rc = ::close(fd);
-    if (rc != 0) {
-      ::unlink(tmp.c_str());
-      fail(path, "close failed: " + errno_text());
-    }
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text();
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename " + tmp + " to it: " + why);
-  }
+  OutputFile file(path, /*gzip_by_name=*/false);
+  write_file(file, text, filter, packed);
+  file.commit();
 }
 
 LoadedFilter load_filter(const std::string& path, const LoadLimits& requested) {

@@ -184,13 +184,7 @@ LoadedFilter open_filter(const std::string& path, const LoadLimits& limits) {
   return f;
 }
 
-void write_filter(const std::string& path, const LoadedFilter& f) {
-  try {
-    save_filter(path, f.filter, f.meta);
-  } catch (const FilterFileError& e) {
-    throw OutputError(e.what());
-  }
-}
+void write_filter(const std::string& path, const LoadedFilter& f) { save_filter(path, f.filter, f.meta); }
 
 // ------------------------------------------------------------ merge filters
 

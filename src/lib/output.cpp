@@ -66,7 +66,7 @@ struct OutputFile::Gzip {
   }
 };
 
-OutputFile::OutputFile(const std::string& path) : path_(path), buf_(new char[kBuffer]) {
+OutputFile::OutputFile(const std::string& path, bool gzip_by_name) : path_(path), buf_(new char[kBuffer]) {
   if (path.empty()) throw OutputError("output path is empty");
   if (path == "-") {
     fd_ = STDOUT_FILENO;
@@ -115,7 +115,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), buf_(new char[kBu
       fchmod(fd_, 0666 & ~mask);
     }
   }
-  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  const bool gz = gzip_by_name && path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   if (gz) gz_ = std::make_unique<Gzip>();
 }
 

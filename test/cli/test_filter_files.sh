@@ -22,6 +22,10 @@ ok "every command documents its options"
 "$KB" build "$EX" -o "$T/all.kbf" -t 2 -q
 check "build writes a filter file" test -s "$T/all.kbf"
 check "filter file starts with the magic" grep -q KMBLOOM <(head -c 8 "$T/all.kbf")
+"$KB" build "$EX" -o "$T/all.kbf.gz" -t 2 -q
+same "a filter file named .gz is the same file, not gzip-compressed" "$T/all.kbf" "$T/all.kbf.gz"
+"$KB" build "$EX" -o - -t 2 -q > "$T/stdout.kbf"
+same "build -o - writes the filter file to stdout" "$T/all.kbf" "$T/stdout.kbf"
 "$KB" info "$T/all.kbf" > "$T/info.txt"
 for key in k canonical hash min_count layers 'layer 0' bytes estimated_keys estimated_fpr; do
   grep -q "^$key" "$T/info.txt" || bad "info lacks '$key'"

@@ -16,6 +16,7 @@
 
 #include "kmerbloom/bloom_file.hpp"
 #include "kmerbloom/hash.hpp"
+#include "kmerbloom/output.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -220,7 +221,7 @@ TEST_F(BloomFile, WrongVersionAndMagicAreRefused) {
   EXPECT_NE(load_error(b).find("bad magic"), std::string::npos);
   EXPECT_NE(load_error(Bytes(100, 0)).find("bad magic"), std::string::npos);
   EXPECT_THROW((void)load_filter((dir_ / "missing.kmb").string()), FilterFileError);
-  EXPECT_THROW(save_filter((dir_ / "no/such/dir/f.kmb").string(), make_chain(), {}), FilterFileError);
+  EXPECT_THROW(save_filter((dir_ / "no/such/dir/f.kmb").string(), make_chain(), {}), OutputError);
 }
 
 // Forged headers with a valid checksum: every size is refused before any
