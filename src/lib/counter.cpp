@@ -75,8 +75,9 @@ class Engine {
       bp.growth = o_.bloom_growth;
       bp.initial_capacity = r.sizing.bloom_capacity;
       bloom_ = std::make_unique<ScalableBloom>(bp);
-      log("Bloom gate: first layer for " + std::to_string(bp.initial_capacity) + " keys at false-positive rate " +
-          std::to_string(bp.fpr) + ", " + std::to_string(bloom_->bytes()) + " bytes");
+      log("Bloom gate: first layer for " + std::to_string(bp.initial_capacity) + " keys, " +
+          std::to_string(bloom_->bytes()) + " bytes (compound false-positive rate target " + std::to_string(bp.fpr) +
+          ")");
     }
     table_ = std::make_unique<CountTable<W>>(r.sizing.table_keys);
     log("table sized for " + std::to_string(r.sizing.table_keys) + " keys, " + std::to_string(table_->bytes()) +
@@ -88,7 +89,14 @@ class Engine {
       r.input.add(w.sum);
       r.bloom.gate_rejected += w.gate_rejected;
     }
-    if (gated) report_bloom(r, one_pass);
+    if (gated) {
+      report_bloom(r, one_pass);
+      for (size_t i = 1; i < bloom_->layers(); ++i) {  // the estimate was low: the chain grew
+        const BloomLayerInfo li = bloom_->layer_info(i, false);
+        log("Bloom gate: layer " + std::to_string(i + 1) + " added for " + std::to_string(li.capacity) +
+            " keys at false-positive rate " + std::to_string(li.target_fpr));
+      }
+    }
     log("pass 1: " + std::to_string(r.input.kmers) + " k-mers, " + std::to_string(table_->size()) + " in the table");
 
     if (gated && !one_pass) {

@@ -52,6 +52,12 @@ awk -F'\t' '{ print $1 "\t" 2 * $2 }' "$T/once.tsv" > "$T/doubled.tsv"
 same "file + stdin: every count doubled" "$T/twice.tsv" "$T/doubled.tsv"
 
 # -L/-U aliases and max-count.
+# An estimate far too low: the Bloom chain grows, -v says so, the result is unchanged.
+"$KB" count "$EX" -k 31 --expected 3000 -o "$T/low.tsv" -t 2 -v 2> "$T/low.log"
+check "-v logs each Bloom layer added" test "$(grep -c 'Bloom gate: layer [0-9]* added' "$T/low.log")" -ge 2
+same "a low --expected gives the same solid k-mers" "$T/gate.tsv" "$T/low.tsv"
+check "default logging is one line" test "$("$KB" count "$EX" -o /dev/null 2>&1 | wc -l)" -eq 1
+check "-q prints nothing" test -z "$("$KB" count "$EX" -o /dev/null -q 2>&1)"
 "$KB" count "$EX" -L 3 -U 10 -o "$T/range.tsv" -q
 awk -F'\t' '$2 >= 3 && $2 <= 10' "$T/all.tsv" > "$T/range.want"
 same "-L 3 -U 10 keeps counts 3..10" "$T/range.tsv" "$T/range.want"
