@@ -47,17 +47,13 @@
 #include <vector>
 
 #include "kmerbloom/counter.hpp"
+#include "kmerbloom/huge_pages.hpp"
 #include "kmerbloom/pipeline.hpp"
 
 namespace kmerbloom {
 
 namespace detail {
-// Memory for the sample table: blocks of 2 MiB or more are 2 MiB-aligned and
-// advised as transparent huge pages (the table is probed at random, so TLB
-// misses and first-touch page faults matter). Throws std::bad_alloc.
-void* table_alloc(std::size_t bytes);
-void table_free(void* p, std::size_t bytes) noexcept;
-
+// The sample table's memory: see huge_pages.hpp.
 template <class T>
 struct TableAllocator {
   using value_type = T;

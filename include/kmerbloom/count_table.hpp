@@ -4,7 +4,9 @@
 // 64-bit hash; each shard is an open-addressing array (linear probing) with
 // its own spin lock, and grows by doubling when it passes 70% load, so only
 // that shard pauses. Sized from the expected number of keys, it never grows
-// when the estimate was right.
+// when the estimate was right. The shards' first arrays share one block of
+// transparent huge pages (huge_pages.hpp): every probe is a random access, and
+// with 4 KiB pages nearly every one would also miss the TLB.
 //
 // Entries are packed (key, 32-bit count); counts saturate at 2^32 - 1. The
 // all-ones word is the empty marker, which no k-mer can equal (see kmer.hpp).
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "kmerbloom/hash.hpp"
+#include "kmerbloom/huge_pages.hpp"
 
 namespace kmerbloom {
 
@@ -45,8 +48,14 @@ class CountTable {
   static constexpr double kMaxLoad = 0.7;
 
   explicit CountTable(uint64_t expected_keys = 0) : shards_(size_t(1) << kShardBits) {
-    for (auto& s : shards_) s.allocate(shard_capacity(expected_keys));
+    const uint64_t cap = shard_capacity(expected_keys);
+    arena_bytes_ = cap * sizeof(Entry) * shards_.size();
+    arena_ = static_cast<Entry*>(detail::table_alloc(arena_bytes_));
+    for (size_t i = 0; i < shards_.size(); ++i) shards_[i].place(arena_ + i * cap, cap);
   }
+  ~CountTable() { detail::table_free(arena_, arena_bytes_); }
+  CountTable(const CountTable&) = delete;
+  CountTable& operator=(const CountTable&) = delete;
 
   // Bytes a table sized for expected_keys takes before any growth.
   static uint64_t bytes_for(uint64_t expected_keys) {
@@ -142,11 +151,11 @@ class CountTable {
     std::vector<Run> runs;
     runs.reserve(shards_.size());
     for (auto& s : shards_) {
-      Entry* out = s.slots.get();
+      Entry* out = s.slots;
       for (uint64_t i = 0; i < s.capacity; ++i)
         if (s.slots[i].key != kEmpty && keep(s.slots[i].count)) *out++ = s.slots[i];
-      std::sort(s.slots.get(), out, [](const Entry& a, const Entry& b) { return a.key < b.key; });
-      if (out != s.slots.get()) runs.push_back({s.slots.get(), out});
+      std::sort(s.slots, out, [](const Entry& a, const Entry& b) { return a.key < b.key; });
+      if (out != s.slots) runs.push_back({s.slots, out});
       s.used = 0;
     }
     auto later = [](const Run& a, const Run& b) { return a.it->key > b.it->key; };
@@ -158,6 +167,8 @@ class CountTable {
       if (++r.it != r.end) heap.push(r);
     }
     for (auto& s : shards_) s.clear();
+    detail::table_free(arena_, arena_bytes_);
+    arena_ = nullptr;
   }
 
   uint64_t size() const {
@@ -190,20 +201,27 @@ class CountTable {
     std::atomic<bool> locked{false};
     uint64_t capacity = 0;
     uint64_t used = 0;
-    std::unique_ptr<Entry[]> slots;
-    Entry* base = nullptr;  // slots.get(), readable without the lock (prefetch)
+    Entry* slots = nullptr;             // in the table's arena, or owned after growth
+    std::unique_ptr<Entry[]> owned;     // the array after the shard grew
+    Entry* base = nullptr;  // slots, readable without the lock (prefetch)
 
-    void allocate(uint64_t cap) {
-      slots.reset(new Entry[cap]);
+    // Uses the cap entries at p (not owned) as the empty shard.
+    void place(Entry* p, uint64_t cap) {
+      slots = p;
       for (uint64_t i = 0; i < cap; ++i) slots[i] = Entry{kEmpty, 0};
-      std::atomic_ref<Entry*>(base).store(slots.get(), std::memory_order_relaxed);
+      std::atomic_ref<Entry*>(base).store(slots, std::memory_order_relaxed);
       std::atomic_ref<uint64_t>(capacity).store(cap, std::memory_order_relaxed);
       used = 0;
+    }
+    void allocate(uint64_t cap) {
+      owned.reset(new Entry[cap]);
+      place(owned.get(), cap);
     }
     void clear() {
       std::atomic_ref<Entry*>(base).store(nullptr, std::memory_order_relaxed);
       std::atomic_ref<uint64_t>(capacity).store(0, std::memory_order_relaxed);
-      slots.reset();
+      slots = nullptr;
+      owned.reset();
       used = 0;
     }
     uint64_t slot_of(uint64_t hash) const { return ((hash & 0xffffffffULL) * capacity) >> 32; }
@@ -223,7 +241,8 @@ class CountTable {
     }
     void unlock() { locked.store(false, std::memory_order_release); }
     void grow() {
-      std::unique_ptr<Entry[]> old = std::move(slots);
+      std::unique_ptr<Entry[]> old_owned = std::move(owned);  // freed on return; arena memory stays
+      const Entry* old = slots;
       const uint64_t old_cap = capacity;
       allocate(2 * old_cap);
       for (uint64_t i = 0; i < old_cap; ++i) {
@@ -237,6 +256,8 @@ class CountTable {
   Shard& shard(uint64_t hash) { return shards_[hash >> (64 - kShardBits)]; }
 
   std::vector<Shard> shards_;
+  Entry* arena_ = nullptr;  // the shards' first arrays
+  uint64_t arena_bytes_ = 0;
 };
 
 }  // namespace kmerbloom

@@ -1,7 +1,5 @@
 #include "kmerbloom/cardinality.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -13,29 +11,6 @@
 #include "kmerbloom/kmer.hpp"
 
 namespace kmerbloom {
-
-namespace detail {
-
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
-void* table_alloc(std::size_t bytes) {
-  if (bytes < kHugePage) return ::operator new(bytes);
-  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = std::aligned_alloc(kHugePage, rounded);
-  if (!p) throw std::bad_alloc();
-  ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure only costs speed
-  return p;
-}
-
-void table_free(void* p, std::size_t bytes) noexcept {
-  if (bytes < kHugePage) {
-    ::operator delete(p);
-  } else {
-    std::free(p);
-  }
-}
-
-}  // namespace detail
 
 namespace {
 
