@@ -32,6 +32,7 @@ struct RecordBatch {
   struct Record {
     uint64_t name_off, seq_off, qual_off;  // offsets into arena
     uint32_t name_len, seq_len, qual_len;  // qual_len is 0 for FASTA
+    uint64_t line;                         // 1-based line of the header in its file
   };
   std::string arena;
   std::vector<Record> records;

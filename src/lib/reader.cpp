@@ -187,6 +187,7 @@ struct SequenceReader::Impl {
     RecordBatch::Record r{};
     r.name_off = a.size();
     r.name_len = len32(line.size() - 1);
+    r.line = line_no;
     a.append(line.data() + 1, line.size() - 1);
     r.seq_off = a.size();
     while (next_line()) {
@@ -226,6 +227,7 @@ struct SequenceReader::Impl {
     RecordBatch::Record r{};
     r.name_off = a.size();
     r.name_len = len32(line.size() - 1);
+    r.line = line_no;
     a.append(line.data() + 1, line.size() - 1);
 
     // Sequence: every line up to the '+' line.
