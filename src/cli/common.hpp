@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,12 @@ const std::string& saved_command_line();
 void setup_logging(int verbosity);
 
 unsigned default_threads();
+
+// The first fields of every --stats file: tool, version, command, command
+// line, inputs.
+nlohmann::json stats_header(const char* command, const std::vector<std::string>& inputs);
+// Adds wall_seconds, cpu_seconds and peak_memory_bytes of the run so far.
+void add_run_costs(nlohmann::json& j, const RunClock& clock);
 
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);

@@ -44,12 +44,7 @@ void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
 nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClock& clock,
                           const std::vector<std::string>& pass_names) {
   const CountOptions& o = a.opt;
-  nlohmann::json j;
-  j["tool"] = "kmerbloom";
-  j["version"] = KMERBLOOM_VERSION;
-  j["command"] = "count";
-  j["command_line"] = saved_command_line();
-  j["inputs"] = o.inputs;
+  nlohmann::json j = stats_header("count", o.inputs);
   j["k"] = o.k;
   j["canonical"] = o.canonical;
   j["options"] = {{"min_count", o.min_count}, {"max_count", o.max_count}, {"histo_max", o.histo_max},
@@ -108,9 +103,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
                   {"expected_leaked_singletons", b.expected_leaked}};
   }
   j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}};
-  j["wall_seconds"] = clock.wall_seconds();
-  j["cpu_seconds"] = RunClock::cpu_seconds();
-  j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
+  add_run_costs(j, clock);
   return j;
 }
 

@@ -45,12 +45,7 @@ void write_table(const std::string& path, const KmerSpectrumEstimate& e) {
 nlohmann::json estimate_json(const EstimateArgs& a, const EstimateResult& r, const RunClock& clock) {
   const EstimateOptions& o = a.opt;
   const KmerSpectrumEstimate& e = r.spectrum;
-  nlohmann::json j;
-  j["tool"] = "kmerbloom";
-  j["version"] = KMERBLOOM_VERSION;
-  j["command"] = "estimate";
-  j["command_line"] = saved_command_line();
-  j["inputs"] = o.inputs;
+  nlohmann::json j = stats_header("estimate", o.inputs);
   j["k"] = o.k;
   j["canonical"] = o.canonical;
   j["threads"] = o.threads;
@@ -80,9 +75,7 @@ nlohmann::json estimate_json(const EstimateArgs& a, const EstimateResult& r, con
                    {"sampled_keys", e.sampled_keys},
                    {"max_sampled_keys_log2", o.sample_log2},
                    {"sampler_bytes", r.sampler_bytes}};
-  j["wall_seconds"] = clock.wall_seconds();
-  j["cpu_seconds"] = RunClock::cpu_seconds();
-  j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
+  add_run_costs(j, clock);
   return j;
 }
 

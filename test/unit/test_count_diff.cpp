@@ -12,17 +12,13 @@
 #include <vector>
 
 #include "kmerbloom/counter.hpp"
+#include "strings.hpp"
 
 using namespace kmerbloom;
+using kbtest::revcomp;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string revcomp(const std::string& s) {
-  std::string r(s.rbegin(), s.rend());
-  for (char& c : r) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
-  return r;
-}
 
 // The oracle: upper-case, U -> T, split at anything else, count substrings.
 std::map<std::string, uint64_t> naive_count(const std::vector<std::string>& reads, unsigned k, bool canonical) {
