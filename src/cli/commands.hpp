@@ -12,7 +12,7 @@ using Action = std::function<int()>;
 
 Action setup_count(CLI::App& sub);
 Action setup_estimate(CLI::App& sub);
-// [filter declaration]
+Action setup_filter(CLI::App& sub);
 Action setup_build(CLI::App& sub);
 Action setup_query(CLI::App& sub);
 Action setup_merge(CLI::App& sub);

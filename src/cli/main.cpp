@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   bind("count", "Count canonical k-mers and report the solid ones", cli::setup_count);
   bind("estimate", "Estimate distinct k-mers (F0) and the low histogram rows (f1, f2, ...) in one sampled pass",
        cli::setup_estimate);
-  // [filter registration]
+  bind("filter", "Keep the reads worth assembling: digital normalization, weak k-mer trimming", cli::setup_filter);
   bind("build", "Build a Bloom filter file (.kbf) of the k-mers of reads", cli::setup_build);
   bind("query", "Fraction of each read's k-mers found in a filter file (contamination screen)", cli::setup_query);
   bind("merge", "Union (or intersection) of filter files of the same shape", cli::setup_merge);

@@ -1,0 +1,35 @@
+// Private to the library: the threaded stages of filter_reads (normalize.hpp),
+// shared by normalize.cpp (set-up, first pass) and normalize_pipeline.cpp.
+// Not part of the public API; tests use filter_reads instead.
+//
+//   reader thread -> worker threads -> decider thread -> writer thread
+//   (lockstep pairs)  (k-mers, hashes,  (input order:     (input order:
+//                      trims, mate       sketch queries,   formats kept
+//                      names)            keep / drop)      records, sink)
+//
+// Chunks (a batch of records, or two batches of mates) come from a fixed pool
+// of 2 * workers + 4, so memory stays bounded whatever stage is slowest.
+#pragma once
+
+#include <cstdint>
+
+#include "kmerbloom/count_table.hpp"
+#include "kmerbloom/normalize.hpp"
+#include "kmerbloom/normalize_sketch.hpp"
+
+namespace kmerbloom::detail {
+
+// Runs the stages once over options.inputs. sketch is null when
+// options.normalize is false; solid (the k-mers with their counts, canonical)
+// is null when options.weak is none. Adds what it saw to r. Throws
+// InputError, whatever the sink threw, or std::bad_alloc.
+template <class W>
+void run_filter_stages(const ReadFilterOptions& options, CountMinSketch* sketch, const CountTable<W>* solid,
+                       const ReadFilterSink& sink, ReadFilterResult& r);
+
+extern template void run_filter_stages<uint64_t>(const ReadFilterOptions&, CountMinSketch*, const CountTable<uint64_t>*,
+                                                 const ReadFilterSink&, ReadFilterResult&);
+extern template void run_filter_stages<u128>(const ReadFilterOptions&, CountMinSketch*, const CountTable<u128>*,
+                                             const ReadFilterSink&, ReadFilterResult&);
+
+}  // namespace kmerbloom::detail
