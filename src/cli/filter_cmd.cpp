@@ -117,9 +117,9 @@ int run_filter(FilterArgs& a) {
   hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
   const ReadFilterResult r = filter_reads(o, sink, hooks);
 
-  out1.commit();
-  if (out2) out2->commit();
   if (!a.stats.empty()) write_json(a.stats, stats_json(a, r, clock));
+  if (out2) out2->commit();
+  out1.commit();
   const double pct = r.in.reads ? 100.0 * double(r.out.reads) / double(r.in.reads) : 0.0;
   spdlog::info("{} of {} reads kept ({:.1f}%): {} above coverage, {} weak, {} short; {} trimmed; in {:.1f} s",
                r.out.reads, r.in.reads, pct, r.above_coverage.reads, r.weak.reads, r.short_reads.reads,

@@ -116,5 +116,8 @@ expect_fail "--drop-weak with --trim-weak" 2 "exclude" -- "$KB" filter "$EX" --d
 expect_fail "target coverage above 255" 2 "target-coverage" -- "$KB" filter "$EX" -C 300 -o "$T/x"
 expect_fail "-O needs two inputs" 2 "two inputs" -- "$KB" filter "$EX" -o "$T/x" -O "$T/y"
 expect_fail "missing input" 3 "no-such" -- "$KB" filter "$T/no-such.fq" -o "$T/x"
+expect_fail "unwritable output" 4 "no-dir" -- "$KB" filter "$EX" -o "$T/no-dir/x.fq"
+expect_fail "full disk (/dev/full)" 4 "/dev/full" -- "$KB" filter "$EX" -o /dev/full
+expect_fail "mate 2 output unwritable: exit 4" 4 "no-dir" -- "$KB" filter "$T/r1.fq" "$T/r2.fq" -o "$T/x" -O "$T/no-dir/y"
 check "usage errors leave no output" test ! -e "$T/x"
 finish
