@@ -22,7 +22,8 @@ namespace {
 
 constexpr uint64_t kSampleBases = uint64_t{16} << 20;
 
-std::string display(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+using detail::display;
+using detail::seconds_since;
 
 // stdin, a pipe, a device: what cannot be read twice. A missing file or a
 // directory is not a stream: the reader reports those.
@@ -50,10 +51,6 @@ std::string human_bytes(uint64_t b) {
 
 uint32_t saturate32(uint64_t c) {
   return static_cast<uint32_t>(std::min<uint64_t>(c, std::numeric_limits<uint32_t>::max()));
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Reads `kmerbloom count` output: "KMER<TAB>COUNT" lines, or ">COUNT" / "KMER"

@@ -11,13 +11,22 @@
 // of 2 * workers + 4, so memory stays bounded whatever stage is slowest.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "kmerbloom/count_table.hpp"
 #include "kmerbloom/normalize.hpp"
 #include "kmerbloom/normalize_sketch.hpp"
 
 namespace kmerbloom::detail {
+
+// The name of an input in messages.
+inline std::string display(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // Runs the stages once over options.inputs. sketch is null when
 // options.normalize is false; solid (the k-mers with their counts, canonical)

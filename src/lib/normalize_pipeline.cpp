@@ -18,7 +18,6 @@ namespace kmerbloom::detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Prefetch distance, in k-mers, in the solid k-mer table and the sketch. Both
 // are far larger than the cache, so every k-mer is a miss; a whole read
@@ -46,8 +45,6 @@ struct Chunk {
 using ChunkPtr = std::unique_ptr<Chunk>;
 using Channel = HandOff<Chunk>;
 using Reorder = SerialOrder<Chunk>;
-
-std::string display(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 // "FILE: record N (line L)" for record i of batch b, the reader's form.
 std::string where(const std::string& path, const RecordBatch& b, size_t i) {
