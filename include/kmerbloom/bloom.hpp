@@ -279,11 +279,11 @@ class ScalableBloom {
 
  private:
   struct Layer;
-  ScalableBloom() = default;
+  ScalableBloom();  // defined where Layer is complete
   void grow(size_t seen_layers);
 
   ScalableBloomParams params_;
-  std::array<std::unique_ptr<Layer>, kMaxLayers> slots_{};
+  std::array<std::unique_ptr<Layer>, kMaxLayers> slots_;  // null; no {} (needs Layer complete under clang)
   std::atomic<size_t> nlayers_{0};
   std::mutex grow_mutex_;
 };

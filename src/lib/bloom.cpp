@@ -388,6 +388,7 @@ ScalableBloom& ScalableBloom::operator=(ScalableBloom&& other) noexcept {
   return *this;
 }
 
+ScalableBloom::ScalableBloom() = default;
 ScalableBloom::~ScalableBloom() = default;
 
 bool ScalableBloom::test_and_set(uint64_t h) {
