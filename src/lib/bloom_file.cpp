@@ -183,6 +183,30 @@ class Input {
     return stored_crc_ == crc_;
   }
   [[nodiscard]] uint32_t stored_crc() const { return stored_crc_; }
+  // checksum_matches() without consuming the input (pread, or the memory
+  // copy): lets the caller check a file before allocating for it.
+  [[nodiscard]] bool checksum_matches_ahead() {
+    if (size_ < kFixedPrefix + kTrailer) return false;
+    uint32_t crc = 0;
+    std::vector<unsigned char> buf(kChunk);
+    unsigned char stored[kTrailer];
+    for (uint64_t off = 0; off < size_;) {
+      const auto n = static_cast<size_t>(std::min<uint64_t>(kChunk, size_ - off));
+      if (in_memory_) {
+        std::memcpy(buf.data(), mem_.data() + off, n);
+      } else {
+        const ssize_t r = ::pread(fd_, buf.data(), n, static_cast<off_t>(off));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) fail(path_, "read failed: " + errno_text());
+        if (static_cast<size_t>(r) != n) fail(path_, "truncated: file shrank while reading");
+      }
+      const uint64_t data_end = size_ - kTrailer;
+      if (off < data_end) crc = crc_update(crc, buf.data(), static_cast<size_t>(std::min<uint64_t>(n, data_end - off)));
+      for (uint64_t i = std::max(off, data_end); i < off + n; ++i) stored[i - data_end] = buf[i - off];
+      off += n;
+    }
+    return get_u32(stored) == crc;
+  }
 
  private:
   void raw_read(void* dst, size_t n) {
@@ -443,6 +467,14 @@ LoadedFilter load_filter(const std::string& path, const LoadLimits& requested) {
   } catch (const std::exception& e) {  // json errors, invalid_argument
     reject(std::string("bad header: ") + e.what());
   }
+  // Compressed layers may claim up to 1032 times their size: a corrupted
+  // file must not get that much memory allocated and zeroed before the
+  // checksum refuses it.
+  uint64_t filter_bytes = 0;
+  for (const LayerRecord& r : h.layers) filter_bytes += r.blocks * BlockedBloom::kBlockBytes;
+  if (filter_bytes > 2 * in.size() && !in.checksum_matches_ahead())
+    fail(path, "checksum mismatch: file corrupted (checked before allocating " + std::to_string(filter_bytes) +
+                   " bytes)");
   std::vector<ScalableBloom::RestoredLayer> layers;
   for (size_t i = 0; i < h.layers.size(); ++i) {
     const LayerRecord& r = h.layers[i];
