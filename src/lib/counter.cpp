@@ -143,6 +143,14 @@ class Engine {
   // stream, which can be read only once) from a default the chain grows from.
   void plan(CountResult& r, bool gated) {
     SizingReport& z = r.sizing;
+    auto mb = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; };
+    const uint64_t buffers = (2 * o_.threads + 2) * o_.batch_bases * 5 / 2 + o_.threads * (8u << 20);
+    // The buffers alone can exceed the budget: say so before the sizing pass
+    // reads the input.
+    if (o_.max_memory && buffers > o_.max_memory)
+      throw BudgetError("cannot count in " + mb(o_.max_memory) + ": the read buffers of " +
+                        std::to_string(o_.threads) + " threads alone need " + mb(buffers) +
+                        "; raise -M or use fewer threads (-t)");
     double f0 = 0, f1 = 0;
     if (o_.expected_kmers) {
       z.source = "--expected";
@@ -158,6 +166,12 @@ class Engine {
       eo.canonical = o_.canonical;
       eo.threads = o_.threads;
       eo.batch_bases = o_.batch_bases;
+      // The sizing pass keeps to the budget too: each worker's sampler peaks
+      // at 48 bytes a key (a 16-byte slot table doubling from 2 to 4 slots
+      // a key). 2^12 keys still estimate within 1.6%.
+      while (o_.max_memory && eo.sample_log2 > 12 &&
+             buffers + o_.threads * (uint64_t{48} << eo.sample_log2) > o_.max_memory)
+        --eo.sample_log2;
       const EstimateResult est = estimate_kmers(eo, hooks_.progress);
       r.pass_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       const double share = 1.0 / o_.partitions;
@@ -184,7 +198,6 @@ class Engine {
     auto bloom_bytes = [&](double fpr) {
       return gated ? BlockedBloom::shape_for_capacity(z.bloom_capacity, fpr).blocks * BlockedBloom::kBlockBytes : 0;
     };
-    const uint64_t buffers = (2 * o_.threads + 2) * o_.batch_bases * 5 / 2 + o_.threads * (8u << 20);
     auto total = [&](double fpr) {
       return bloom_bytes(fpr) + CountTable<W>::bytes_for(table_keys(fpr)) + buffers;
     };
@@ -202,7 +215,6 @@ class Engine {
     z.table_keys = table_keys(fpr);
     z.planned_bytes = total(fpr);
     if (o_.max_memory && z.planned_bytes > o_.max_memory) {
-      auto mb = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; };
       throw BudgetError("cannot count in " + mb(o_.max_memory) + ": about " + std::to_string(std::llround(f0)) +
                         " distinct k-mers need " + mb(z.planned_bytes) + " (Bloom filter " + mb(bloom_bytes(fpr)) +
                         ", table " + mb(CountTable<W>::bytes_for(z.table_keys)) + ", buffers " + mb(buffers) +
