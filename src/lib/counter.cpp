@@ -362,8 +362,12 @@ class Engine {
     }
     const double fp = expected_false_positives();
     // Every distinct k-mer's first sighting either went into the filter or hit
-    // a false positive: F0 = inserted + false positives.
-    const double f0 = static_cast<double>(b.keys_inserted) + fp;
+    // a false positive (its bits were all set already), so one layer's bits
+    // are those of all distinct k-mers, whatever the order of the sightings:
+    // F0 from the fill is the same for any thread count. The keys inserted
+    // plus the expected false positives would depend on the order. (With
+    // several layers, which layer a key went to depends on it too.)
+    const double f0 = bloom_->estimated_keys();
     fp_share_ = f0 > 0 ? fp / f0 : 0;
     distinct_estimate_ = f0;
   }
@@ -393,8 +397,8 @@ class Engine {
     r.singletons_method =
         r.sizing.exact
             ? "distinct k-mers counted exactly by the sizing pass, minus the k-mers counted at least twice"
-            : "distinct k-mers estimated as the first sightings the Bloom gate inserted plus the false positives "
-              "expected from each layer's fill, minus the k-mers counted at least twice";
+            : "distinct k-mers estimated from the fill of the Bloom gate's layers, minus the k-mers counted at "
+              "least twice";
     if (one_pass) r.bloom.expected_leaked = fp_share_ * static_cast<double>(singletons);
   }
 
