@@ -68,10 +68,12 @@ ByteSource::ByteSource(const std::string& path, const std::string& display) : di
   }
   if (!fp_) fail(std::string("cannot open: ") + std::strerror(errno));
 
-  unsigned char magic[2] = {0, 0};
+  // Up to the BGZF header's "BC" extra subfield (SAM specification, 4.1).
+  unsigned char magic[14] = {};
   const ssize_t n = hpeek(fp_.get(), magic, sizeof magic);
   if (n < 0) fail(std::string("read error: ") + std::strerror(errno));
-  gzip_ = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  gzip_ = n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  bgzf_ = n == sizeof magic && gzip_ && (magic[3] & 4) != 0 && magic[12] == 'B' && magic[13] == 'C';
   if (gzip_) {
     st_ = std::make_unique<inflate_state>();
     in_ = std::make_unique_for_overwrite<unsigned char[]>(kInSize);
@@ -138,7 +140,12 @@ size_t ByteSource::inflate_into(char* dst, size_t cap) {
       // Another member may follow (multi-member gzip, BGZF blocks); anything
       // else after a complete member is an error, not silently ignored.
       if (st_->avail_in < 2 && !eof_) fill_input();
-      if (st_->avail_in == 0) break;  // clean end of input
+      if (st_->avail_in == 0) {  // clean end of input
+        // Every BGZF writer ends the file with an empty block: without it,
+        // a file cut at a block boundary would read as a shorter valid one.
+        if (bgzf_ && !last_member_empty_) fail("truncated BGZF input (the end-of-file block is missing)");
+        break;
+      }
       if (st_->avail_in < 2 || st_->next_in[0] != 0x1f || st_->next_in[1] != 0x8b)
         fail("trailing garbage after gzip member");
       start_member();
@@ -156,6 +163,7 @@ size_t ByteSource::inflate_into(char* dst, size_t cap) {
 
     if (st_->block_state == ISAL_BLOCK_FINISH) {
       member_done_ = true;
+      last_member_empty_ = st_->total_out == 0;
       continue;
     }
     if (out == 0 && st_->avail_in == in_before) {
