@@ -8,7 +8,10 @@
 // is followed, and the file it points to is replaced. "-" is standard output. A path
 // ending in ".gz" is written gzip-compressed (isa-l, fast level).
 //
-// Write errors (a full disk, a closed pipe) throw OutputError naming the path.
+// Write errors (a full disk, no permission) throw OutputError naming the path.
+// A reader that went away (EPIPE: `kmerbloom count ... | head`) is not an
+// error: the rest of that output is discarded, and the other outputs of the
+// command are still written completely.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +25,6 @@ namespace kmerbloom {
 class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// Thrown when the reader of our standard output went away (| head): the
-// command stops quietly.
-class BrokenPipe : public OutputError {
- public:
-  using OutputError::OutputError;
 };
 
 class OutputFile {
@@ -68,6 +64,7 @@ class OutputFile {
   std::string path_, temp_, rename_to_;
   int fd_ = -1;
   bool own_fd_ = true, committed_ = false;
+  bool reader_gone_ = false;  // EPIPE seen: further bytes are dropped
   std::unique_ptr<char[]> buf_;
   size_t fill_ = 0;
   std::unique_ptr<Gzip> gz_;

@@ -77,8 +77,6 @@ int main(int argc, char** argv) {
   cli::setup_logging(verbosity);
   try {
     return action();
-  } catch (const BrokenPipe&) {
-    return cli::kExitOk;  // the reader of stdout stopped early: not our error
   } catch (const InputError& e) {
     fail(e.what());
     return cli::kExitInput;

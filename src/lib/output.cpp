@@ -149,11 +149,14 @@ void OutputFile::put_uint(uint64_t v) {
 }
 
 void OutputFile::write_raw(const uint8_t* data, size_t n) {
-  while (n > 0) {
+  while (n > 0 && !reader_gone_) {
     const ssize_t w = ::write(fd_, data, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      if (errno == EPIPE) throw BrokenPipe(path_ + ": broken pipe");
+      if (errno == EPIPE) {  // | head: the rest is not wanted; the other outputs still are
+        reader_gone_ = true;
+        return;
+      }
       throw OutputError(path_ + ": write failed: " + errno_text());
     }
     data += w;
