@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# Reliability beyond test_errors.sh: exactly one error line of one form for
+# every bad input, from `count` and `estimate`; valid extremes (an 8 Mb read
+# on one line, headers without sequence); truncated BGZF; determinism across
+# threads and repeated runs on a generated read set; quiet `| head`; signals
+# in each phase of `count`; the memory budget (-M) measured.
+. "$(dirname "$0")/lib.sh"
+EX=$SRC/data/example.fq.gz
+
+# one_error WHAT CODE NAME [RECORD] -- command...: exit CODE and exactly one
+# line on stderr, "kmerbloom: error: " naming NAME (and "record N (line L)"
+# when RECORD is "record").
+one_error() {
+  local what=$1 code=$2 name=$3 record=""
+  shift 3
+  if [ "$1" = record ]; then record=1; shift; fi
+  shift  # --
+  local rc=0
+  "$@" > "$T/stdout" 2> "$T/stderr" || rc=$?
+  local lines
+  lines=$(awk 'END { print NR }' "$T/stderr")
+  if [ "$rc" -ne "$code" ]; then bad "$what: exit $rc, wanted $code ($(head -c 300 "$T/stderr"))"; return; fi
+  if [ "$lines" -ne 1 ]; then bad "$what: $lines lines on stderr, wanted 1: $(head -c 400 "$T/stderr")"; return; fi
+  if ! grep -q '^kmerbloom: error: ' "$T/stderr"; then bad "$what: not 'kmerbloom: error: ...': $(cat "$T/stderr")"; return; fi
+  if ! grep -qF -- "$name" "$T/stderr"; then bad "$what: message does not name '$name': $(cat "$T/stderr")"; return; fi
+  if [ -n "$record" ] && ! grep -Eq 'record [0-9]+ \(line [0-9]+\)' "$T/stderr"; then
+    bad "$what: message does not name the record and line: $(cat "$T/stderr")"; return
+  fi
+  ok "$what"
+}
+# identical WHAT A B: like lib.sh's same(), but a difference does not end the
+# script (same() pipes diff into head under pipefail and set -e).
+identical() {
+  if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; diff "$2" "$3" | head -5 || true; fi
+}
+# JSON field of a --stats file (integers only): json_int FILE KEY
+json_int() { grep -Eo "\"$2\": *[0-9]+" "$1" | head -1 | grep -Eo '[0-9]+$'; }
+no_leftovers() {  # no_leftovers WHAT DIR: no output and no temporary file in DIR
+  local left
+  left=$(ls -A "$2")
+  if [ -z "$left" ]; then ok "$1: nothing left behind"; else bad "$1: left behind: $left"; fi
+}
+
+# Deterministic random bases (Park-Miller; awk arithmetic is exact here):
+# random_bases N SEED prints N bases and a newline.
+random_bases() {
+  awk -v n="$1" -v seed="$2" 'BEGIN { x = seed; split("A C G T", b, " "); out = ""
+    for (i = 1; i <= n; i++) { x = (x * 16807) % 2147483647; out = out b[int(x / 536870912) + 1]
+      if (i % 4096 == 0) { printf "%s", out; out = "" } }
+    printf "%s\n", out }'
+}
+# reads_from GENOME_FILE READS LEN SEED: FASTQ reads drawn from the genome,
+# one substitution in a third of them.
+reads_from() {
+  awk -v reads="$2" -v len="$3" -v seed="$4" '{ g = $0 } END { x = seed; split("A C G T", b, " "); q = ""
+    for (i = 0; i < len; i++) q = q "I"
+    n = length(g) - len
+    for (r = 1; r <= reads; r++) {
+      x = (x * 16807) % 2147483647; s = substr(g, 1 + x % n, len)
+      x = (x * 16807) % 2147483647
+      if (x % 3 == 0) { x = (x * 16807) % 2147483647; p = 1 + x % len; s = substr(s, 1, p - 1) b[1 + int(x / 536870912)] substr(s, p + 1) }
+      printf "@r%d\n%s\n+\n%s\n", r, s, q } }' "$1"
+}
+
+# ---------------------------------------------------------------- bad inputs
+B=$T/bad
+mkdir -p "$B"
+gzip -dc "$EX" > "$T/ex.fq"
+printf '@r1\nACGTACGT\n+\nIIIIIIII\n@r2\nACGTACGT\n+\nIIII\n' > "$B/short_qual.fq"
+printf '@r1\nACGTACGT\n+\nIIIIIIII\n@r2\nACGTAC' > "$B/truncated.fq"
+printf '@r1\nACGT\n+\nIIII\n>r2\nACGT\n' > "$B/fasta_in_fastq.fq"
+printf '@r1\nAC\0GT\n+\nIIIII\n' > "$B/nul.fq"
+printf '\211PNG\r\n\032\n\0\0\0\rIHDR\0\0\0\1' > "$B/image.png"
+printf '##fileformat=VCFv4.2\n#CHROM\tPOS\n' > "$B/calls.vcf"
+printf '>c1\nACGT ACGT\n' > "$B/space.fa"
+head -c 100000 "$EX" > "$B/truncated.fq.gz"
+cp "$EX" "$B/corrupt.fq.gz"
+printf 'XXXXXXXX' | dd of="$B/corrupt.fq.gz" bs=1 seek=50000 conv=notrunc 2> /dev/null
+{ cat "$EX"; printf 'garbage'; } > "$B/trailing.fq.gz"
+printf '\211PNG\r\n\032\n\0\0\0\rIHDR' | gzip -c > "$B/image.png.gz"
+mkdir "$B/folder"
+have_bgzip=0
+if command -v bgzip > /dev/null; then
+  have_bgzip=1
+  bgzip -c "$T/ex.fq" > "$T/ex.fq.bgz"
+  size=$(stat -c %s "$T/ex.fq.bgz")
+  head -c $((size / 2)) "$T/ex.fq.bgz" > "$B/mid_block.fq.bgz"
+else
+  echo "skip: bgzip not installed (Debian package tabix): no truncated BGZF checks"
+fi
+
+# One line per bad input, the same form from both subcommands that read
+# sequences; the record and line where they are known.
+bad_inputs=(short_qual.fq:record truncated.fq:record fasta_in_fastq.fq:record nul.fq:record image.png:
+  calls.vcf: space.fa:record truncated.fq.gz: corrupt.fq.gz: trailing.fq.gz: image.png.gz: folder:)
+[ "$have_bgzip" -eq 1 ] && bad_inputs+=(mid_block.fq.bgz:)
+subs=(count estimate)
+run_sub() { "$KB" "$1" "$2" -k 15 -o "$3/out.tsv"; }  # run_sub SUB INPUT OUTDIR
+for s in "${subs[@]}"; do
+  for entry in "${bad_inputs[@]}"; do
+    f=${entry%%:*}
+    kind=${entry#*:}
+    out=$T/out-$s
+    rm -rf "$out"; mkdir "$out"
+    one_error "$s $f: one error line" 3 "$f" $kind -- run_sub "$s" "$B/$f" "$out"
+    [ -z "$(ls -A "$out")" ] || bad "$s $f: left in the output folder: $(ls -A "$out")"
+  done
+  out=$T/out-$s
+  one_error "$s missing file" 3 "nope.fq" -- run_sub "$s" "$B/nope.fq" "$out"
+  one_error "$s empty path" 3 "(empty path)" -- run_sub "$s" "" "$out"
+  if [ "$(id -u)" -ne 0 ]; then
+    cp "$T/ex.fq" "$B/locked.fq"; chmod 000 "$B/locked.fq"
+    one_error "$s unreadable file" 3 "locked.fq" -- run_sub "$s" "$B/locked.fq" "$out"
+    chmod 600 "$B/locked.fq"
+  fi
+  [ -z "$(ls -A "$out")" ] || bad "$s: left in the output folder: $(ls -A "$out")"
+done
+[ "$(id -u)" -eq 0 ] && echo "skip: unreadable-file checks (running as root, which reads any file)"
+ls "$B" | grep -q -e kmerbloom-tmp -e '\.tmp\.' && bad "temporary files left next to the inputs"
+
+# -------------------------------------------------------- valid extremes
+# An 8 Mb read on one line: S (2 Mb, no repeated 31-mer) four times. Its
+# 8,000,000 - 30 k-mers are the 2,000,000 of S as a circle: 30 spanning a
+# junction are seen 3 times, the others 4 times.
+random_bases 2000000 7 > "$T/S.txt"
+four_times() { for _ in 1 2 3 4; do tr -d '\n' < "$T/S.txt"; done; echo; }
+{ echo '@long'; four_times; echo '+'; head -c 8000000 < /dev/zero | tr '\0' 'I'; echo; } > "$T/long.fq"
+{ echo '>long'; four_times; } > "$T/long.fa"
+for f in long.fq long.fa; do
+  rc=0
+  "$KB" count "$T/$f" -k 31 -o "$T/long.tsv" --histo "$T/long.histo" --stats "$T/long.json" -q || rc=$?
+  if [ "$rc" -ne 0 ]; then bad "$f: 8 Mb read: exit $rc"; continue; fi
+  check "$f: one read" test "$(json_int "$T/long.json" reads)" = 1
+  check "$f: 8 Mb bases" test "$(json_int "$T/long.json" bases)" = 8000000
+  check "$f: 7,999,970 k-mers" test "$(json_int "$T/long.json" kmers_total)" = 7999970
+  check "$f: 2,000,000 solid" test "$(json_int "$T/long.json" kmers_solid)" = 2000000
+  check "$f: 2,000,000 output lines" test "$(wc -l < "$T/long.tsv")" = 2000000
+  check "$f: histogram rows 3 and 4" test "$(sed -n '3p;4p' "$T/long.histo" | tr '\n' ' ')" = "3 30 4 1999970 "
+done
+
+# Headers without sequence are records with no bases.
+printf '@a\n\n+\n\n@b\n+\n@c\nACGTACGT\n+\nIIIIIIII\n' > "$T/noseq.fq"
+printf '>a\n>b\n\n>c\nACGTACGT\n>d\n' > "$T/noseq.fa"
+for f in noseq.fq:3 noseq.fa:4; do
+  name=${f%%:*} reads=${f#*:}
+  rc=0
+  "$KB" count "$T/$name" -k 5 --min-count 1 -o "$T/noseq.tsv" --stats "$T/noseq.json" -q || rc=$?
+  if [ "$rc" -ne 0 ]; then bad "$name: headers without sequence: exit $rc"; continue; fi
+  check "$name: $reads reads" test "$(json_int "$T/noseq.json" reads)" = "$reads"
+  check "$name: 4 k-mers" test "$(json_int "$T/noseq.json" kmers_total)" = 4
+  printf 'ACGTA\t2\nCGTAC\t2\n' > "$T/noseq.want"  # ACGTA = rc(TACGT), CGTAC = rc(GTACG)
+  identical "$name: its k-mers" "$T/noseq.want" "$T/noseq.tsv"
+done
+
+# A whole BGZF file counts like its plain text. One cut after a whole block
+# reads as a shorter valid file: only the missing end-of-file block (28
+# bytes every BGZF writer adds) tells, and that is an error.
+if [ "$have_bgzip" -eq 1 ]; then
+  head -400 "$T/ex.fq" | bgzip -c > "$T/part.fq.bgz"  # 100 records: one data block + the EOF block
+  head -c $(($(stat -c %s "$T/part.fq.bgz") - 28)) "$T/part.fq.bgz" > "$B/no_eof.fq.bgz"
+  check "the BGZF EOF block is the last 28 bytes" test "$(tail -c 28 "$T/part.fq.bgz" | od -An -tx1 | tr -d ' \n')" = \
+    1f8b08040000000000ff0600424302001b0003000000000000000000
+  one_error "BGZF without its end-of-file block" 3 "no_eof.fq.bgz" -- "$KB" count "$B/no_eof.fq.bgz" -o "$T/no_eof.tsv"
+  "$KB" count "$T/ex.fq.bgz" -o "$T/bgz.tsv" -q
+  "$KB" count "$T/ex.fq" -o "$T/plain.tsv" -q
+  identical "BGZF counts like plain text" "$T/bgz.tsv" "$T/plain.tsv"
+fi
+
+# ----------------------------------------------------------- determinism
+cp "$T/S.txt" "$T/G.txt"
+reads_from "$T/G.txt" 20000 150 11 > "$T/reads.fq"
+gzip -1 -c "$T/reads.fq" > "$T/reads.fq.gz"
+# Runs: -t 1, 2, 3, then -t 3 again ("3b").
+for run in 1 2 3 3b; do
+  t=${run%b}
+  "$KB" count "$T/reads.fq.gz" -t "$t" -o "$T/det-$run.tsv" --histo "$T/det-$run.histo" -q
+  "$KB" count "$T/reads.fq" -t "$t" --one-pass --min-count 1 --format fasta -o "$T/det1-$run.fa" -q
+done
+check "generated reads give k-mers to compare" test "$(wc -l < "$T/det-1.tsv")" -gt 100000
+for run in 2 3 3b; do
+  identical "exact mode: -t ${run%b} like -t 1 (solid k-mers)" "$T/det-1.tsv" "$T/det-$run.tsv"
+  identical "exact mode: -t ${run%b} like -t 1 (histogram)" "$T/det-1.histo" "$T/det-$run.histo"
+  identical "one pass: -t ${run%b} like -t 1" "$T/det1-1.fa" "$T/det1-$run.fa"
+done
+identical "exact mode: -t 3 twice (histogram)" "$T/det-3.histo" "$T/det-3b.histo"
+"$KB" count "$T/reads.fq" -t 1 -o "$T/again.tsv" --histo "$T/again.histo" -q
+identical "repeated run, -t 1 (solid k-mers)" "$T/det-1.tsv" "$T/again.tsv"
+identical "repeated run, -t 1 (histogram)" "$T/det-1.histo" "$T/again.histo"
+"$KB" estimate "$T/reads.fq.gz" -t 1 -o "$T/est-1.tsv" -q
+"$KB" estimate "$T/reads.fq.gz" -t 3 -o "$T/est-3.tsv" -q
+identical "estimate: -t 3 like -t 1" "$T/est-1.tsv" "$T/est-3.tsv"
+
+# ------------------------------------------------------- memory budget
+# -M X: peak resident set (sizing pass included) within X plus the 16 MB the
+# README states (program, libraries, decompression); a budget the read
+# buffers alone exceed is refused before the input is read (no sizing pass).
+if [ ! -x /usr/bin/time ]; then
+  echo "skip: /usr/bin/time missing (Debian package time): no peak memory checks"
+elif grep -qaE '__(a|t)san_init' "$KB"; then
+  echo "skip: peak memory checks (sanitizer build: shadow memory counts in the resident set)"
+else
+  for budget in 48 64; do
+    for t in 1 2; do
+      /usr/bin/time -f %M -o "$T/rss" "$KB" count "$T/reads.fq.gz" -t "$t" -M "${budget}M" -o "$T/m.tsv" -q
+      rss=$(($(tail -1 "$T/rss") / 1024))
+      check "-M ${budget}M -t $t: peak ${rss} MB <= $budget + 16 MB" test "$rss" -le $((budget + 16))
+      identical "-M ${budget}M -t $t: same k-mers" "$T/det-1.tsv" "$T/m.tsv"
+    done
+  done
+fi
+rc=0
+"$KB" count "$T/reads.fq" -t 4 -M 40M -v -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
+check "-M 40M -t 4: refused with exit 5 (got $rc)" test "$rc" -eq 5
+check "-M 40M -t 4: says what it needs" grep -q 'cannot count in 40 MB.*need' "$T/m.err"
+check "-M 40M -t 4: refused before the sizing pass reads the input" test -z "$(grep 'sizing' "$T/m.err")"
+
+# ----------------------------------------------------------------- | head
+# When stdout's reader stops early, the outputs that go to files are still
+# written completely (exit 0 with one of them missing would be a silent loss).
+"$KB" count "$T/reads.fq" --min-count 1 -o "$T/all.tsv" --histo "$T/all.histo" --histo-max 200000 -q
+for what in "-o FILE --histo -" "-o - --histo FILE"; do
+  rm -f "$T/hd.tsv" "$T/hd.histo"
+  case $what in
+    "-o FILE --histo -") outs=(-o "$T/hd.tsv" --histo -) ;;
+    *) outs=(-o - --histo "$T/hd.histo") ;;
+  esac
+  set +e
+  "$KB" count "$T/reads.fq" --min-count 1 --histo-max 200000 "${outs[@]}" --stats "$T/hd.json" -q 2> "$T/head.err" | head -1 > /dev/null
+  rc=${PIPESTATUS[0]}
+  set -e
+  check "count $what | head: exit 0 (got $rc), nothing on stderr" test "$rc" -eq 0 -a ! -s "$T/head.err"
+  if [ -e "$T/hd.tsv" ]; then identical "count $what | head: -o FILE complete" "$T/all.tsv" "$T/hd.tsv"; fi
+  if [ -e "$T/hd.histo" ]; then identical "count $what | head: --histo FILE complete" "$T/all.histo" "$T/hd.histo"; fi
+  check "count $what | head: the file output and --stats are written" test -s "$T/hd.json" -a \( -e "$T/hd.tsv" -o -e "$T/hd.histo" \)
+done
+
+# ------------------------------------------------------------- signals
+# sig_during WHAT SIGNAL READY DELAY -- command...: starts the command (its
+# stderr in $T/sig.err, its outputs in $T/sig/), waits until `READY`
+# succeeds, then DELAY seconds, sends the signal, and checks the exit code
+# (128 + signal number) and that nothing is left in $T/sig/.
+sig_during() {
+  local what=$1 sig=$2 ready=$3 delay=$4
+  shift 5
+  rm -rf "$T/sig"; mkdir "$T/sig"
+  "$@" 2> "$T/sig.err" &
+  local pid=$! waited=0
+  until $ready; do
+    if ! kill -0 "$pid" 2> /dev/null; then break; fi
+    sleep 0.01
+    waited=$((waited + 1))
+    [ "$waited" -lt 30000 ] || break
+  done
+  if ! kill -0 "$pid" 2> /dev/null; then
+    wait "$pid" || true
+    bad "$what: the run ended before the signal could be sent ($(tail -c 300 "$T/sig.err"))"
+    return
+  fi
+  sleep "$delay"
+  kill -s "$sig" "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  local want=$((128 + $(kill -l "$sig")))
+  check "$what: SIG$sig gives exit $want (got $rc)" test "$rc" -eq "$want"
+  no_leftovers "$what: SIG$sig" "$T/sig"
+}
+in_sizing() { grep -q 'sizing: estimating' "$T/sig.err"; }
+in_pass1() { grep -q 'pass 1: Bloom gate' "$T/sig.err"; }
+in_pass2() { grep -q 'pass 2: exact recount' "$T/sig.err"; }
+writing() { [ -n "$(find "$T/sig" -name '*kmerbloom-tmp*' -size +0 2> /dev/null)" ]; }
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$T/reads.fq"; done > "$T/big.fq"
+for sig in TERM INT; do
+  big=("$KB" count "$T/big.fq" "$T/big.fq" -t 1 -v -o "$T/sig/out.tsv" --histo "$T/sig/out.histo" --stats "$T/sig/out.json")
+  sig_during "count, sizing pass" "$sig" in_sizing 0.2 -- "${big[@]}"
+  sig_during "count, pass 1" "$sig" in_pass1 0.2 -- "${big[@]}"
+  sig_during "count, pass 2 (recount)" "$sig" in_pass2 0.2 -- "${big[@]}"
+  sig_during "count, writing the output" "$sig" writing 0 -- \
+    "$KB" count "$T/long.fq" -t 1 -o "$T/sig/out.tsv" --histo "$T/sig/out.histo"
+done
+
+finish
