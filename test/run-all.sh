@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine: installs what is missing,
 # builds with warnings as errors, runs every test (unit, command-line,
-# conformance, differential against KMC and Jellyfish), then runs the tests
-# again under AddressSanitizer + UndefinedBehaviorSanitizer and the threaded
-# tests under ThreadSanitizer.
+# conformance, differential against KMC and Jellyfish), fuzzes the reader and
+# the filter-file loader for a bounded time (test/fuzz/run.sh), then runs the
+# tests again under AddressSanitizer + UndefinedBehaviorSanitizer and the
+# threaded tests under ThreadSanitizer.
 #   bash test/run-all.sh          (README.md: "Run the tests")
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup-debian.sh"
@@ -15,6 +16,10 @@ jobs=$(nproc)
 echo "== release build (-Werror), all tests" >&2
 kb_build build -DKMERBLOOM_WERROR=ON
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== fuzzing (libFuzzer, clang): each target for ${FUZZ_SECONDS:-60} s, then the saved crash inputs" >&2
+kb_install clang libclang-rt-14-dev
+FUZZ_SECONDS=${FUZZ_SECONDS:-60} bash test/fuzz/run.sh
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer" >&2
 kb_build build-asan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
