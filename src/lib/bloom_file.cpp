@@ -175,7 +175,7 @@ class Input {
   // Hashes the bytes up to the trailer and compares with the stored CRC.
   [[nodiscard]] bool checksum_matches() {
     if (size_ < kFixedPrefix + kTrailer) return false;
-    std::vector<unsigned char> buf(kChunk);
+    std::vector<unsigned char> buf(chunk());
     while (pos_ < size_ - kTrailer) read(buf.data(), static_cast<size_t>(std::min<uint64_t>(kChunk, size_ - kTrailer - pos_)));
     unsigned char stored[4];
     raw_read(stored, 4);
@@ -183,12 +183,14 @@ class Input {
     return stored_crc_ == crc_;
   }
   [[nodiscard]] uint32_t stored_crc() const { return stored_crc_; }
+  // Scratch size for reading through the file: small files take no 1 MiB.
+  [[nodiscard]] size_t chunk() const { return static_cast<size_t>(std::min<uint64_t>(kChunk, size_)); }
   // checksum_matches() without consuming the input (pread, or the memory
   // copy): lets the caller check a file before allocating for it.
   [[nodiscard]] bool checksum_matches_ahead() {
     if (size_ < kFixedPrefix + kTrailer) return false;
     uint32_t crc = 0;
-    std::vector<unsigned char> buf(kChunk);
+    std::vector<unsigned char> buf(chunk());
     unsigned char stored[kTrailer];
     for (uint64_t off = 0; off < size_;) {
       const auto n = static_cast<size_t>(std::min<uint64_t>(kChunk, size_ - off));
@@ -359,7 +361,7 @@ bool inflate_into(Input& in, uint64_t stored, BlockedBloom& f) {
   const uint64_t out_size = f.bytes();
   uint64_t produced = 0;
   uint64_t left = stored;
-  std::vector<unsigned char> buf(kChunk);
+  std::vector<unsigned char> buf(static_cast<size_t>(std::min<uint64_t>(kChunk, stored)));
   int rc = Z_OK;
   while (rc == Z_OK) {
     if (zs.avail_in == 0) {
