@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "kmerbloom/bloom.hpp"
@@ -228,6 +230,15 @@ class Engine {
     PipelineOptions popt;
     popt.workers = o_.threads;
     popt.batch_bases = o_.batch_bases;
+    // One pass through the gate with several threads: whether a k-mer's
+    // first sighting hits a Bloom false positive depends on the keys inserted
+    // before it, so the batches pass the gate in input order and the result
+    // is the same for any thread count. Reading, parsing and k-mer
+    // extraction stay parallel; smaller batches keep the threads overlapping.
+    ordered_ = stage == Stage::gate && one_pass_ && o_.threads > 1;
+    if (ordered_) popt.batch_bases = std::min<uint64_t>(o_.batch_bases, 256u << 10);
+    next_serial_ = 0;
+    turn_failed_ = false;
     run_pipeline(o_.inputs, popt, [&](const RecordBatch& b, unsigned id) { process(b, workers_[id], stage); },
                  hooks_.progress);
     r.pass_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -241,10 +252,26 @@ class Engine {
       w.sum.bases_skipped += count_non_acgt(seq);
       for_each_kmer(seq, shape_, [&](W km) {
         w.km.push_back(km);
-        if (w.km.size() == kChunk) flush(w, stage);
+        if (w.km.size() == kChunk && !ordered_) flush(w, stage);
       });
     }
-    flush(w, stage);
+    if (!ordered_) return flush(w, stage);
+    // The whole batch, after every batch before it (see timed()).
+    std::unique_lock<std::mutex> lock(turn_mu_);
+    turn_cv_.wait(lock, [&] { return next_serial_ == batch.serial || turn_failed_; });
+    if (turn_failed_) return;  // another worker failed: its error ends the run
+    lock.unlock();
+    try {
+      flush(w, stage);
+    } catch (...) {
+      lock.lock();
+      turn_failed_ = true;
+      turn_cv_.notify_all();
+      throw;
+    }
+    lock.lock();
+    ++next_serial_;
+    turn_cv_.notify_all();
   }
 
   // Hashes the chunk, then walks it with prefetches kAhead k-mers ahead so
@@ -412,6 +439,11 @@ class Engine {
   std::unique_ptr<std::atomic<bool>[]> stripes_ = std::make_unique<std::atomic<bool>[]>(kStripes);
   double distinct_estimate_ = 0, fp_share_ = 0;
   bool one_pass_ = false;
+  bool ordered_ = false;  // batches pass the gate in input order
+  std::mutex turn_mu_;
+  std::condition_variable turn_cv_;
+  uint64_t next_serial_ = 0;  // the batch whose turn it is
+  bool turn_failed_ = false;
 };
 
 }  // namespace
