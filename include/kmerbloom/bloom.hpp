@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include "kmerbloom/huge_pages.hpp"
+
 namespace kmerbloom {
 
 // ---------------------------------------------------------------------------
@@ -131,16 +133,13 @@ class BlockedBloom {
   }
 
  private:
-  struct FreeDeleter {
-    void operator()(uint64_t* p) const noexcept;
-  };
   [[nodiscard]] uint64_t block_of(uint64_t h) const noexcept {
     __extension__ typedef unsigned __int128 wide;
     return static_cast<uint64_t>((static_cast<wide>(h) * blocks_) >> 64);
   }
   void check_same_shape(const BlockedBloom& other, const char* op) const;
 
-  std::unique_ptr<uint64_t[], FreeDeleter> words_;
+  std::unique_ptr<uint64_t[], detail::TableFree> words_;
   uint64_t blocks_ = 0;
   unsigned hashes_ = 0;
 };

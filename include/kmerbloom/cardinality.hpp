@@ -52,20 +52,6 @@
 
 namespace kmerbloom {
 
-namespace detail {
-// The sample table's memory: see huge_pages.hpp.
-template <class T>
-struct TableAllocator {
-  using value_type = T;
-  TableAllocator() = default;
-  template <class U>
-  TableAllocator(const TableAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(table_alloc(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { table_free(p, n * sizeof(T)); }
-  friend bool operator==(const TableAllocator&, const TableAllocator&) { return true; }
-};
-}  // namespace detail
-
 struct KmerSpectrumEstimate {
   uint64_t kmers_total = 0;  // F1: k-mer occurrences added (exact)
   double distinct = 0;       // F0 estimate

@@ -49,13 +49,9 @@ class CountTable {
 
   explicit CountTable(uint64_t expected_keys = 0) : shards_(size_t(1) << kShardBits) {
     const uint64_t cap = shard_capacity(expected_keys);
-    arena_bytes_ = cap * sizeof(Entry) * shards_.size();
-    arena_ = static_cast<Entry*>(detail::table_alloc(arena_bytes_));
-    for (size_t i = 0; i < shards_.size(); ++i) shards_[i].place(arena_ + i * cap, cap);
+    arena_.reset(static_cast<Entry*>(detail::table_alloc(cap * sizeof(Entry) * shards_.size())));
+    for (size_t i = 0; i < shards_.size(); ++i) shards_[i].place(arena_.get() + i * cap, cap);
   }
-  ~CountTable() { detail::table_free(arena_, arena_bytes_); }
-  CountTable(const CountTable&) = delete;
-  CountTable& operator=(const CountTable&) = delete;
 
   // Bytes a table sized for expected_keys takes before any growth.
   static uint64_t bytes_for(uint64_t expected_keys) {
@@ -120,7 +116,7 @@ class CountTable {
     // Runs without the shard lock while another thread may grow the shard:
     // read the two fields atomically; a stale pair only prefetches in vain.
     Shard& s = const_cast<Shard&>(shards_[hash >> (64 - kShardBits)]);
-    const Entry* base = std::atomic_ref<Entry*>(s.base).load(std::memory_order_relaxed);
+    const Entry* base = std::atomic_ref<Entry*>(s.slots).load(std::memory_order_relaxed);
     const uint64_t cap = std::atomic_ref<uint64_t>(s.capacity).load(std::memory_order_relaxed);
     __builtin_prefetch(base + (((hash & 0xffffffffULL) * cap) >> 32));
   }
@@ -167,8 +163,7 @@ class CountTable {
       if (++r.it != r.end) heap.push(r);
     }
     for (auto& s : shards_) s.clear();
-    detail::table_free(arena_, arena_bytes_);
-    arena_ = nullptr;
+    arena_.reset();
   }
 
   uint64_t size() const {
@@ -201,15 +196,15 @@ class CountTable {
     std::atomic<bool> locked{false};
     uint64_t capacity = 0;
     uint64_t used = 0;
-    Entry* slots = nullptr;             // in the table's arena, or owned after growth
-    std::unique_ptr<Entry[]> owned;     // the array after the shard grew
-    Entry* base = nullptr;  // slots, readable without the lock (prefetch)
+    // In the table's arena, or `owned` after growth. Written atomically, so
+    // that prefetch_hashed() may read it without the lock.
+    Entry* slots = nullptr;
+    std::unique_ptr<Entry[]> owned;  // the array after the shard grew
 
     // Uses the cap entries at p (not owned) as the empty shard.
     void place(Entry* p, uint64_t cap) {
-      slots = p;
-      for (uint64_t i = 0; i < cap; ++i) slots[i] = Entry{kEmpty, 0};
-      std::atomic_ref<Entry*>(base).store(slots, std::memory_order_relaxed);
+      for (uint64_t i = 0; i < cap; ++i) p[i] = Entry{kEmpty, 0};
+      std::atomic_ref<Entry*>(slots).store(p, std::memory_order_relaxed);
       std::atomic_ref<uint64_t>(capacity).store(cap, std::memory_order_relaxed);
       used = 0;
     }
@@ -218,9 +213,8 @@ class CountTable {
       place(owned.get(), cap);
     }
     void clear() {
-      std::atomic_ref<Entry*>(base).store(nullptr, std::memory_order_relaxed);
+      std::atomic_ref<Entry*>(slots).store(nullptr, std::memory_order_relaxed);
       std::atomic_ref<uint64_t>(capacity).store(0, std::memory_order_relaxed);
-      slots = nullptr;
       owned.reset();
       used = 0;
     }
@@ -256,8 +250,7 @@ class CountTable {
   Shard& shard(uint64_t hash) { return shards_[hash >> (64 - kShardBits)]; }
 
   std::vector<Shard> shards_;
-  Entry* arena_ = nullptr;  // the shards' first arrays
-  uint64_t arena_bytes_ = 0;
+  std::unique_ptr<Entry[], detail::TableFree> arena_;  // the shards' first arrays
 };
 
 }  // namespace kmerbloom

@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "kmerbloom/huge_pages.hpp"
+
 namespace kmerbloom {
 
 class CountMinSketch {
@@ -99,17 +101,13 @@ class CountMinSketch {
   [[nodiscard]] Fill fill() const noexcept;
 
  private:
-  struct Deleter {
-    uint64_t bytes;
-    void operator()(uint8_t* p) const noexcept;
-  };
   static unsigned slot(uint64_t h, unsigned row) noexcept { return static_cast<unsigned>(h >> (4 * row)) & 15u; }
   [[nodiscard]] uint8_t* block(uint64_t h) const noexcept {
     __extension__ typedef unsigned __int128 wide;
     return counters_.get() + static_cast<uint64_t>((static_cast<wide>(h) * blocks_) >> 64) * kBlockBytes;
   }
 
-  std::unique_ptr<uint8_t[], Deleter> counters_;
+  std::unique_ptr<uint8_t[], detail::TableFree> counters_;
   uint64_t blocks_ = 0;
 };
 

@@ -1,7 +1,5 @@
 #include "kmerbloom/bloom.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -100,17 +98,11 @@ class BlockFprModel {
   bool saturated_ = false;
 };
 
-// Filters of 2 MiB and more are 2 MiB aligned and asked for transparent huge
-// pages: one random access per key otherwise also misses the TLB (THP is often
-// in "madvise" mode). Zeroing touches every page, as the first inserts would.
+// Cache-line aligned, on huge pages from 2 MiB (huge_pages.hpp). Zeroing
+// touches every page, as the first inserts would.
 uint64_t* allocate_words(uint64_t blocks) {
-  constexpr size_t kHuge = size_t{2} << 20;
   const auto bytes = static_cast<size_t>(blocks * BlockedBloom::kBlockBytes);
-  void* p = nullptr;
-  if (posix_memalign(&p, bytes >= kHuge ? kHuge : BlockedBloom::kBlockBytes, bytes) != 0) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  if (bytes >= kHuge) (void)madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);
-#endif
+  void* p = detail::table_alloc(bytes);
   std::memset(p, 0, bytes);
   return static_cast<uint64_t*>(p);
 }
@@ -118,8 +110,6 @@ uint64_t* allocate_words(uint64_t blocks) {
 }  // namespace
 
 // ----------------------------------------------------------------- BlockedBloom
-
-void BlockedBloom::FreeDeleter::operator()(uint64_t* p) const noexcept { std::free(p); }
 
 BlockedBloom::BlockedBloom(uint64_t blocks, unsigned hashes) {
   if (blocks == 0 || blocks > kMaxBlocks)

@@ -69,15 +69,7 @@ class Output {
   }
 
  private:
-  void raw_write(const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    for (size_t step = size_t{1} << 30; n > 0;) {  // string_view sizes are fine; keep chunks bounded
-      const size_t take = std::min(n, step);
-      file_.write(std::string_view(p, take));
-      p += take;
-      n -= take;
-    }
-  }
+  void raw_write(const void* data, size_t n) { file_.write(std::string_view(static_cast<const char*>(data), n)); }
   OutputFile& file_;
   uint32_t crc_ = 0;  // crc32 of no bytes
 };

@@ -8,23 +8,16 @@
 namespace kmerbloom::detail {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kCacheLine = 64;
 
 void* table_alloc(std::size_t bytes) {
-  if (bytes < kHugePage) return ::operator new(bytes);
-  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = std::aligned_alloc(kHugePage, rounded);
-  if (!p) throw std::bad_alloc();
-  ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure only costs speed
+  const bool huge = bytes >= kHugePage;
+  void* p = nullptr;
+  if (posix_memalign(&p, huge ? kHugePage : kCacheLine, bytes ? bytes : 1) != 0) throw std::bad_alloc();
+  if (huge) (void)madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // a hint: failure only costs speed
   return p;
 }
 
-void table_free(void* p, std::size_t bytes) noexcept {
-  if (!p) return;
-  if (bytes < kHugePage) {
-    ::operator delete(p);
-  } else {
-    std::free(p);
-  }
-}
+void table_free(void* p) noexcept { std::free(p); }
 
 }  // namespace kmerbloom::detail

@@ -6,11 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "kmerbloom/cardinality.hpp"
 
 namespace kmerbloom {
-
-void CountMinSketch::Deleter::operator()(uint8_t* p) const noexcept { detail::table_free(p, bytes); }
 
 CountMinSketch::CountMinSketch(uint64_t blocks) {
   if (blocks == 0 || blocks > kMaxBlocks)
@@ -18,7 +15,7 @@ CountMinSketch::CountMinSketch(uint64_t blocks) {
                                 std::to_string(kMaxBlocks) + "]");
   // Zeroing touches every page now, as the first adds would.
   const auto bytes = static_cast<size_t>(blocks * kBlockBytes);
-  counters_ = std::unique_ptr<uint8_t[], Deleter>(static_cast<uint8_t*>(detail::table_alloc(bytes)), Deleter{bytes});
+  counters_.reset(static_cast<uint8_t*>(detail::table_alloc(bytes)));
   std::memset(counters_.get(), 0, bytes);
   blocks_ = blocks;
 }
