@@ -2,7 +2,9 @@
 //
 // One reader thread parses the input files in order and hands batches of
 // whole records (sized in bases, as minimap2 does) to worker threads through a
-// bounded queue; memory stays bounded by (2 * workers + 2) batches. Each batch
+// bounded queue; memory stays bounded by workers + 2 batches (one being
+// filled, one per worker, one waiting). Batches hold names and sequences:
+// qualities are checked, not kept. Each batch
 // carries a serial number so that a stage which must keep input order can.
 // An exception in the reader or in any worker stops the pipeline; the first
 // one is rethrown by run_pipeline once every thread has joined.

@@ -13,7 +13,11 @@ namespace {
 // batches, `full` holds parsed ones.
 struct BatchQueue {
   explicit BatchQueue(size_t slots) {
-    for (size_t i = 0; i < slots; ++i) free.push(std::make_unique<RecordBatch>());
+    for (size_t i = 0; i < slots; ++i) {
+      auto b = std::make_unique<RecordBatch>();
+      b->keep_quality = false;  // no stage on this pipeline reads qualities
+      free.push(std::move(b));
+    }
   }
   void abort() {
     free.abort();
@@ -27,7 +31,7 @@ struct BatchQueue {
 void run_pipeline(const std::vector<std::string>& inputs, const PipelineOptions& options,
                   const BatchWork& work, PipelineProgress* progress) {
   const unsigned workers = options.workers == 0 ? 1 : options.workers;
-  BatchQueue queue(2 * workers + 2);
+  BatchQueue queue(workers + 2);
   detail::FirstError error;
 
   std::vector<std::thread> pool;

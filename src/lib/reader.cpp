@@ -16,7 +16,7 @@ namespace kmerbloom {
 namespace {
 
 // Decompressed bytes per refill; the buffer grows only for longer lines.
-constexpr size_t kBufSize = size_t{4} << 20;
+constexpr size_t kBufSize = size_t{1} << 20;
 constexpr uint64_t kMaxLen = std::numeric_limits<uint32_t>::max();  // Record lengths are 32-bit
 
 std::string show_char(unsigned char c) {
@@ -80,7 +80,7 @@ struct SequenceReader::Impl {
 
   Impl(const std::string& p, const std::string& d) : path(p), display(d), src(p, d) {
     // A small plain file gets a buffer its size: reading many small files
-    // (or one file many times, as the fuzz target does) costs no 4 MiB each.
+    // (or one file many times, as the fuzz target does) costs no 1 MiB each.
     if (!src.gzip() && src.raw_size() > 0 && src.raw_size() < kBufSize)
       cap = std::max<size_t>(4096, std::bit_ceil(static_cast<size_t>(src.raw_size()) + 1));
     buf = std::make_unique_for_overwrite<char[]>(cap);
@@ -276,10 +276,10 @@ struct SequenceReader::Impl {
              std::to_string(seq_len) + ")");
       }
       check_qual(line);
-      a.append(line);
+      if (b.keep_quality) a.append(line);
       qual_len += line.size();
     }
-    r.qual_len = len32(qual_len);
+    r.qual_len = b.keep_quality ? len32(qual_len) : 0;
     b.records.push_back(r);
     b.bases += seq_len;
     return true;
