@@ -157,6 +157,10 @@ struct ScalableBloomParams {
   double growth = 2.0;
   // r: layer i has target P0 * r^i with P0 = P * (1 - r); in (0, 1).
   double tightening = 0.85;
+  // When > 0: layer 0 takes this share of P, and layers i >= 1 split the
+  // rest as P * (1 - first_share) * (1 - r) * r^(i-1). For a first layer
+  // sized from a good estimate, which normally stays alone. In [0, 1).
+  double first_share = 0;
   // Layer i >= 1 holds initial * s * i keys instead of initial * s^i.
   bool linear_growth = false;
   // Throws std::invalid_argument naming the first bad field.

@@ -9,7 +9,7 @@
 //                  "hash":{"name":"murmur3-fmix64","seed":0},"min_count":2,
 //                  "extra":"<string>",
 //                  "chain":{"fpr":..,"growth":..,"tightening":..,"linear":..,
-//                           "initial_capacity":..},
+//                           "initial_capacity":.., "first_share":.. (if > 0)},
 //                  "layers":[{"blocks":..,"hashes":..,"capacity":..,
 //                             "target_fpr":..,"keys":..,"encoding":"raw"|"zlib",
 //                             "stored_bytes":..}, ...]}

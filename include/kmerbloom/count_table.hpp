@@ -1,22 +1,29 @@
-// Exact k-mer counts in a concurrent hash table.
+// Exact k-mer counts in a concurrent open-addressing hash table.
 //
-// The table is split into 4096 shards chosen by the top bits of the k-mer's
-// 64-bit hash; each shard is an open-addressing array (linear probing) with
-// its own spin lock, and grows by doubling when it passes 70% load, so only
-// that shard pauses. Sized from the expected number of keys, it never grows
-// when the estimate was right. The shards' first arrays share one block of
-// transparent huge pages (huge_pages.hpp): every probe is a random access, and
-// with 4 KiB pages nearly every one would also miss the TLB.
+// Layout: one flat array of keys, probed linearly from slot
+// fastrange(hash_kmer(key), capacity), and a parallel array of 32-bit counts
+// that exists only once counts are wanted (enable_counts): the first pass of
+// exact Bloom-gated counting needs only the set of keys, 8 bytes a slot for
+// k <= 31, and the recount adds the counts after the filter is freed. Both
+// arrays are table_alloc memory (huge pages: every probe is a random access).
+// The table grows by doubling past kMaxLoad; sized from the expected number
+// of keys it never grows when the estimate was right.
 //
-// Entries are packed (key, 32-bit count); counts saturate at 2^32 - 1. The
-// all-ones word is the empty marker, which no k-mer can equal (see kmer.hpp).
+// Keys are stored as 64-bit words: one per slot for k <= 31 (the all-ones
+// word is the empty marker, which no k-mer equals), two for 128-bit keys
+// (low word, then high word; the top two bits of a k-mer's high word are
+// zero, so an all-ones high word marks an empty slot and all-ones minus one
+// a slot being written).
 //
-// Every key is placed by hash_kmer(key) (hash.hpp).
-//
-// Thread safety: add() may be called from any number of threads at once.
-// add_if_present() may be called concurrently with itself but not with add():
-// it is for a second, exact pass over a frozen key set;
-// add_if_present_locked() may run alongside add().
+// Thread safety. Lookups (find), inserts (insert) and count updates
+// (add_count) are lock-free and may run concurrently from any threads: a
+// key is published by one compare-and-swap on its slot's (high) word.
+// Growth moves the arrays, so it waits until no other thread is inside the
+// table: code that inserts, or looks up while another thread may insert,
+// runs inside with_room(n, f), which first makes room for n new keys
+// (growing the table exclusively if needed) and keeps the arrays in place
+// while f runs. Lookups and count updates on a table that no thread inserts
+// into need no with_room. Counts saturate at 2^32 - 1.
 #pragma once
 
 #include <algorithm>
@@ -25,7 +32,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <queue>
+#include <mutex>
+#include <shared_mutex>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kmerbloom/hash.hpp"
@@ -35,222 +45,295 @@ namespace kmerbloom {
 
 template <class W>
 class CountTable {
+  static_assert(std::is_same_v<W, uint64_t> || std::is_same_v<W, u128>);
+
  public:
-#pragma pack(push, 4)
-  struct Entry {
-    W key;
-    uint32_t count;
-  };
-#pragma pack(pop)
+  static constexpr unsigned kWords = sizeof(W) / 8;  // 64-bit words per key
+  static constexpr double kMaxLoad = 0.8;
+  static constexpr uint64_t kMinSlots = uint64_t{1} << 14;
+  static constexpr uint64_t kNone = ~uint64_t{0};  // find(): no such key
 
-  static constexpr W kEmpty = ~W(0);
-  static constexpr unsigned kShardBits = 12;
-  static constexpr double kMaxLoad = 0.7;
-
-  explicit CountTable(uint64_t expected_keys = 0) : shards_(size_t(1) << kShardBits) {
-    const uint64_t cap = shard_capacity(expected_keys);
-    arena_.reset(static_cast<Entry*>(detail::table_alloc(cap * sizeof(Entry) * shards_.size())));
-    for (size_t i = 0; i < shards_.size(); ++i) shards_[i].place(arena_.get() + i * cap, cap);
+  explicit CountTable(uint64_t expected_keys = 0, bool with_counts = true) {
+    allocate(slots_for(expected_keys), with_counts);
   }
 
-  // Bytes a table sized for expected_keys takes before any growth.
-  static uint64_t bytes_for(uint64_t expected_keys) {
-    return (shard_capacity(expected_keys) * sizeof(Entry) + sizeof(Shard)) << kShardBits;
+  // Bytes of a table sized for expected_keys.
+  static uint64_t bytes_for(uint64_t expected_keys, bool with_counts = true) {
+    return slots_for(expected_keys) * slot_bytes(with_counts);
   }
 
-  // Adds n to key's count, inserting the key if it is new.
+  // Runs f() with room for max_new keys inserted by f (by this thread)
+  // without growth, and the arrays kept in place while f runs. f returns the
+  // number of keys it inserted. Growth, when needed, happens before f, once
+  // every other thread has left its own with_room.
+  template <class F>
+  void with_room(uint64_t max_new, F&& f) {
+    for (;;) {
+      {
+        std::shared_lock lock(grow_mu_);
+        const uint64_t reserved = reserved_.fetch_add(max_new, std::memory_order_relaxed) + max_new;
+        if (used_.load(std::memory_order_relaxed) + reserved <= limit_) {
+          struct Release {
+            CountTable* t;
+            uint64_t n;
+            uint64_t inserted = 0;
+            ~Release() {
+              t->used_.fetch_add(inserted, std::memory_order_relaxed);
+              t->reserved_.fetch_sub(n, std::memory_order_relaxed);
+            }
+          } release{this, max_new};
+          release.inserted = f();
+          return;
+        }
+        reserved_.fetch_sub(max_new, std::memory_order_relaxed);
+      }
+      std::unique_lock lock(grow_mu_);  // every other with_room has returned: reserved_ is 0
+      while (used_.load(std::memory_order_relaxed) + max_new > limit_) grow();
+    }
+  }
+
+  // Slot of key, or kNone.
+  uint64_t find(W key, uint64_t hash) const {
+    for (uint64_t i = home(hash);; i = next(i)) {
+      const Probe p = probe(i, key);
+      if (p == Probe::match) return i;
+      if (p == Probe::empty) return kNone;
+    }
+  }
+
+  // Slot of key, inserting it if absent; *inserted says which. Inside
+  // with_room.
+  uint64_t insert(W key, uint64_t hash, bool* inserted) {
+    for (uint64_t i = home(hash);; i = next(i)) {
+      Probe p = probe(i, key);
+      if (p == Probe::empty) {
+        if (claim(i, key)) {
+          *inserted = true;
+          return i;
+        }
+        p = probe(i, key);  // another thread took the slot: with this key?
+      }
+      if (p == Probe::match) {
+        *inserted = false;
+        return i;
+      }
+    }
+  }
+
+  // Adds n to the count of the key in slot i (counts enabled).
+  void add_count(uint64_t i, uint32_t n = 1) {
+    std::atomic_ref<uint32_t> c(counts_[i]);
+    const uint32_t old = c.fetch_add(n, std::memory_order_relaxed);
+    // Wrapped past 2^32 - 1: saturate. Any add after this one also wraps
+    // (from the maximum) and stores the maximum again.
+    if (old > std::numeric_limits<uint32_t>::max() - n) c.store(std::numeric_limits<uint32_t>::max(), std::memory_order_relaxed);
+  }
+  uint32_t count_at(uint64_t i) const { return counts_[i]; }
+
+  // Starts loading the key's home slot (and its count) into the cache.
+  void prefetch(uint64_t hash) const {
+    const uint64_t i = home(hash);
+    __builtin_prefetch(keys_.get() + i * kWords);
+    if (counts_) __builtin_prefetch(counts_.get() + i);
+  }
+
+  // Adds a zeroed count to every key, if there are no counts yet. Not while
+  // other threads use the table.
+  void enable_counts() {
+    if (counts_) return;
+    counts_.reset(static_cast<uint32_t*>(detail::table_alloc(capacity_ * sizeof(uint32_t))));
+    std::memset(counts_.get(), 0, capacity_ * sizeof(uint32_t));
+  }
+  bool has_counts() const { return counts_ != nullptr; }
+
+  // Conveniences, each call on its own (thread-safe, slower than batching).
   void add(W key, uint32_t n = 1) { add_hashed(key, hash_kmer(key), n); }
-
-  // As add(), with hash == hash_kmer(key) already computed by the caller.
   void add_hashed(W key, uint64_t hash, uint32_t n = 1) {
-    Shard& s = shard(hash);
-    s.lock();
-    if (static_cast<double>(s.used + 1) > static_cast<double>(s.capacity) * kMaxLoad) s.grow();
-    Entry& e = s.find_or_empty(key, hash);
-    if (e.key == key) {
-      e.count = saturating_add(e.count, n);
-    } else {
-      e.key = key;
-      e.count = n;
-      ++s.used;
-    }
-    s.unlock();
+    with_room(1, [&] {
+      bool inserted = false;
+      add_count(insert(key, hash, &inserted), n);
+      return uint64_t{inserted};
+    });
   }
-
-  // Adds n to key's count if the key is present; returns whether it was.
-  // Takes the shard lock, so it may run concurrently with add().
-  bool add_if_present_locked(W key, uint64_t hash, uint32_t n = 1) {
-    Shard& s = shard(hash);
-    s.lock();
-    Entry& e = s.find_or_empty(key, hash);
-    const bool found = e.key == key;
-    if (found) e.count = saturating_add(e.count, n);
-    s.unlock();
-    return found;
-  }
-
-  // As add_if_present_locked(), without the lock: only while no add() runs.
-  bool add_if_present(W key, uint32_t n = 1) { return add_if_present_hashed(key, hash_kmer(key), n); }
-
-  bool add_if_present_hashed(W key, uint64_t hash, uint32_t n = 1) {
-    Shard& s = shard(hash);
-    Entry& e = s.find_or_empty(key, hash);
-    if (e.key != key) return false;
-    std::atomic_ref<uint32_t> c(e.count);
-    uint32_t old = c.load(std::memory_order_relaxed);
-    while (!c.compare_exchange_weak(old, saturating_add(old, n), std::memory_order_relaxed)) {
-    }
-    return true;
-  }
-
-  // Count of key, 0 when absent. Not safe concurrently with add().
+  // Count of key, 0 when absent. Not while another thread inserts.
   uint32_t count(W key) const {
-    const uint64_t hash = hash_kmer(key);
-    const Entry& e = const_cast<CountTable*>(this)->shard(hash).find_or_empty(key, hash);
-    return e.key == key ? e.count : 0;
+    const uint64_t i = find(key, hash_kmer(key));
+    return i == kNone ? 0 : counts_[i];
   }
 
-  // Starts loading the slot of hash == hash_kmer(key), so that a later
-  // add_hashed() finds it in cache.
-  void prefetch_hashed(uint64_t hash) const {
-    // Runs without the shard lock while another thread may grow the shard:
-    // read the two fields atomically; a stale pair only prefetches in vain.
-    Shard& s = const_cast<Shard&>(shards_[hash >> (64 - kShardBits)]);
-    const Entry* base = std::atomic_ref<Entry*>(s.slots).load(std::memory_order_relaxed);
-    const uint64_t cap = std::atomic_ref<uint64_t>(s.capacity).load(std::memory_order_relaxed);
-    __builtin_prefetch(base + (((hash & 0xffffffffULL) * cap) >> 32));
-  }
-
-  // Sets every count to zero and keeps the keys (before an exact recount).
-  void reset_counts() {
-    for (auto& s : shards_)
-      for (uint64_t i = 0; i < s.capacity; ++i) s.slots[i].count = 0;
-  }
-
-  // Calls f(key, count) for every entry, in no particular order.
+  // Calls f(key, count) for every key, in slot order. Not while other
+  // threads use the table.
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& s : shards_)
-      for (uint64_t i = 0; i < s.capacity; ++i)
-        if (s.slots[i].key != kEmpty) f(s.slots[i].key, s.slots[i].count);
+    for (uint64_t i = 0; i < capacity_; ++i)
+      if (!is_empty_word(hi_word(i))) f(key_at(i), counts_ ? counts_[i] : 0);
   }
 
-  // Calls f(key, count) for every entry with keep(count) true, in increasing
-  // key order. Compacts and sorts each shard in place, then merges the
-  // shards: no second copy of the table. The table is unusable afterwards.
+  // Calls f(key, count) for every key with keep(count) true, in increasing
+  // key order, and empties the table (its memory is freed on return). Moves
+  // the kept keys to the front, places them into 4096 buckets by their
+  // leading bits (in place, keys and counts together), then sorts each
+  // bucket in a small buffer: no second copy of the table.
   template <class Keep, class F>
   void drain_sorted(Keep&& keep, F&& f) {
-    struct Run {
-      const Entry* it;
-      const Entry* end;
-    };
-    std::vector<Run> runs;
-    runs.reserve(shards_.size());
-    for (auto& s : shards_) {
-      Entry* out = s.slots;
-      for (uint64_t i = 0; i < s.capacity; ++i)
-        if (s.slots[i].key != kEmpty && keep(s.slots[i].count)) *out++ = s.slots[i];
-      std::sort(s.slots, out, [](const Entry& a, const Entry& b) { return a.key < b.key; });
-      if (out != s.slots) runs.push_back({s.slots, out});
-      s.used = 0;
+    enable_counts();
+    uint64_t n = 0;
+    W all_bits = 0;
+    for (uint64_t i = 0; i < capacity_; ++i) {
+      if (is_empty_word(hi_word(i)) || !keep(counts_[i])) continue;
+      const W key = key_at(i);
+      all_bits |= key;
+      set_key(n, key);
+      counts_[n++] = counts_[i];
     }
-    auto later = [](const Run& a, const Run& b) { return a.it->key > b.it->key; };
-    std::priority_queue<Run, std::vector<Run>, decltype(later)> heap(later, std::move(runs));
-    while (!heap.empty()) {
-      Run r = heap.top();
-      heap.pop();
-      f(r.it->key, r.it->count);
-      if (++r.it != r.end) heap.push(r);
+    constexpr unsigned kDigitBits = 12;
+    const unsigned width = bit_width(all_bits);
+    const unsigned shift = width > kDigitBits ? width - kDigitBits : 0;
+    auto digit = [&](uint64_t i) { return static_cast<size_t>(key_at(i) >> shift); };
+    std::vector<uint64_t> start(size_t{1} << kDigitBits, 0), end;
+    for (uint64_t i = 0; i < n; ++i) ++start[digit(i)];
+    uint64_t sum = 0;
+    for (auto& s : start) sum += std::exchange(s, sum);
+    end.assign(start.begin() + 1, start.end());
+    end.push_back(n);
+    std::vector<uint64_t> fill = start;
+    for (size_t b = 0; b < start.size(); ++b) {  // American flag sort, one level
+      while (fill[b] < end[b]) {
+        const size_t d = digit(fill[b]);
+        if (d == b) {
+          ++fill[b];
+          continue;
+        }
+        const uint64_t j = fill[d]++;
+        const W kj = key_at(j);
+        set_key(j, key_at(fill[b]));
+        set_key(fill[b], kj);
+        std::swap(counts_[j], counts_[fill[b]]);
+      }
     }
-    for (auto& s : shards_) s.clear();
-    arena_.reset();
+    std::vector<std::pair<W, uint32_t>> bucket;
+    for (size_t b = 0; b < start.size(); ++b) {
+      bucket.clear();
+      for (uint64_t i = start[b]; i < end[b]; ++i) bucket.emplace_back(key_at(i), counts_[i]);
+      std::sort(bucket.begin(), bucket.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (const auto& [key, c] : bucket) f(key, c);
+    }
+    keys_.reset();
+    counts_.reset();
+    capacity_ = limit_ = 0;
+    used_ = 0;
   }
 
-  uint64_t size() const {
-    uint64_t n = 0;
-    for (const auto& s : shards_) n += s.used;
-    return n;
-  }
-  uint64_t capacity() const {
-    uint64_t n = 0;
-    for (const auto& s : shards_) n += s.capacity;
-    return n;
-  }
-  uint64_t bytes() const { return capacity() * sizeof(Entry) + shards_.size() * sizeof(Shard); }
-  double load() const { return capacity() ? static_cast<double>(size()) / static_cast<double>(capacity()) : 0.0; }
+  uint64_t size() const { return used_.load(std::memory_order_relaxed); }
+  uint64_t capacity() const { return capacity_; }
+  uint64_t bytes() const { return capacity_ * slot_bytes(counts_ != nullptr); }
+  double load() const { return capacity_ ? static_cast<double>(size()) / static_cast<double>(capacity_) : 0.0; }
 
  private:
-  // Room for an even share of the keys below kMaxLoad, with 5% for the
-  // unevenness of shares.
-  static uint64_t shard_capacity(uint64_t expected_keys) {
-    const double per_shard = static_cast<double>(expected_keys >> kShardBits);
-    return std::max<uint64_t>(16, static_cast<uint64_t>(per_shard / kMaxLoad * 1.05) + 1);
+  enum class Probe { match, empty, other };
+  static constexpr uint64_t kEmptyWord = ~uint64_t{0};
+  static constexpr uint64_t kBusyWord = kEmptyWord - 1;  // a 128-bit key's slot being written
+
+  static uint64_t slot_bytes(bool with_counts) { return sizeof(W) + (with_counts ? sizeof(uint32_t) : 0); }
+  static uint64_t slots_for(uint64_t keys) {
+    return std::max(kMinSlots, static_cast<uint64_t>(static_cast<double>(keys) / kMaxLoad) + 1);
+  }
+  static bool is_empty_word(uint64_t w) { return w == kEmptyWord; }
+  static unsigned bit_width(W x) {
+    unsigned w = 0;
+    while (x) {
+      x >>= 1;
+      ++w;
+    }
+    return w;
   }
 
-  static uint32_t saturating_add(uint32_t a, uint32_t b) {
-    const uint32_t s = a + b;
-    return s < a ? std::numeric_limits<uint32_t>::max() : s;
+  void allocate(uint64_t slots, bool with_counts) {
+    keys_.reset(static_cast<uint64_t*>(detail::table_alloc(slots * sizeof(W))));
+    std::fill_n(keys_.get(), slots * kWords, kEmptyWord);
+    capacity_ = slots;
+    limit_ = static_cast<uint64_t>(static_cast<double>(slots) * kMaxLoad);
+    counts_.reset();
+    if (with_counts) enable_counts();
   }
 
-  struct alignas(64) Shard {
-    std::atomic<bool> locked{false};
-    uint64_t capacity = 0;
-    uint64_t used = 0;
-    // In the table's arena, or `owned` after growth. Written atomically, so
-    // that prefetch_hashed() may read it without the lock.
-    Entry* slots = nullptr;
-    std::unique_ptr<Entry[]> owned;  // the array after the shard grew
+  uint64_t home(uint64_t hash) const { return static_cast<uint64_t>((static_cast<u128>(hash) * capacity_) >> 64); }
+  uint64_t next(uint64_t i) const { return i + 1 == capacity_ ? 0 : i + 1; }
 
-    // Uses the cap entries at p (not owned) as the empty shard.
-    void place(Entry* p, uint64_t cap) {
-      for (uint64_t i = 0; i < cap; ++i) p[i] = Entry{kEmpty, 0};
-      std::atomic_ref<Entry*>(slots).store(p, std::memory_order_relaxed);
-      std::atomic_ref<uint64_t>(capacity).store(cap, std::memory_order_relaxed);
-      used = 0;
+  // The word that marks a slot empty, busy or taken.
+  uint64_t& hi_ref(uint64_t i) const { return keys_[i * kWords + kWords - 1]; }
+  uint64_t hi_word(uint64_t i) const { return std::atomic_ref<uint64_t>(hi_ref(i)).load(std::memory_order_acquire); }
+  W key_at(uint64_t i) const {
+    if constexpr (kWords == 1) return keys_[i];
+    else return (static_cast<u128>(keys_[2 * i + 1]) << 64) | keys_[2 * i];
+  }
+  void set_key(uint64_t i, W key) {
+    if constexpr (kWords == 1) {
+      keys_[i] = key;
+    } else {
+      keys_[2 * i] = static_cast<uint64_t>(key);
+      keys_[2 * i + 1] = static_cast<uint64_t>(key >> 64);
     }
-    void allocate(uint64_t cap) {
-      owned.reset(new Entry[cap]);
-      place(owned.get(), cap);
-    }
-    void clear() {
-      std::atomic_ref<Entry*>(slots).store(nullptr, std::memory_order_relaxed);
-      std::atomic_ref<uint64_t>(capacity).store(0, std::memory_order_relaxed);
-      owned.reset();
-      used = 0;
-    }
-    uint64_t slot_of(uint64_t hash) const { return ((hash & 0xffffffffULL) * capacity) >> 32; }
-    Entry& find_or_empty(W key, uint64_t hash) {
-      uint64_t i = slot_of(hash);
-      for (;;) {
-        Entry& e = slots[i];
-        if (e.key == key || e.key == kEmpty) return e;
-        if (++i == capacity) i = 0;
+  }
+
+  Probe probe(uint64_t i, W key) const {
+    uint64_t hi = hi_word(i);
+    if constexpr (kWords == 2) {
+      while (hi == kBusyWord) {  // another thread is writing this slot's key
+        __builtin_ia32_pause();
+        hi = hi_word(i);
       }
     }
-    void lock() {
-      for (;;) {
-        if (!locked.exchange(true, std::memory_order_acquire)) return;
-        while (locked.load(std::memory_order_relaxed)) __builtin_ia32_pause();
-      }
+    if (hi == kEmptyWord) return Probe::empty;
+    if constexpr (kWords == 1) {
+      return hi == key ? Probe::match : Probe::other;
+    } else {
+      if (hi != static_cast<uint64_t>(key >> 64)) return Probe::other;
+      // Written before the high word was published (acquired above).
+      const uint64_t lo = std::atomic_ref<uint64_t>(keys_[2 * i]).load(std::memory_order_relaxed);
+      return lo == static_cast<uint64_t>(key) ? Probe::match : Probe::other;
     }
-    void unlock() { locked.store(false, std::memory_order_release); }
-    void grow() {
-      std::unique_ptr<Entry[]> old_owned = std::move(owned);  // freed on return; arena memory stays
-      const Entry* old = slots;
-      const uint64_t old_cap = capacity;
-      allocate(2 * old_cap);
-      for (uint64_t i = 0; i < old_cap; ++i) {
-        if (old[i].key == kEmpty) continue;
-        find_or_empty(old[i].key, hash_kmer(old[i].key)) = old[i];
-        ++used;
-      }
+  }
+
+  // Takes the empty slot i for key; false if another thread took it first.
+  bool claim(uint64_t i, W key) {
+    std::atomic_ref<uint64_t> hi(hi_ref(i));
+    uint64_t expected = kEmptyWord;
+    if constexpr (kWords == 1) {
+      return hi.compare_exchange_strong(expected, key, std::memory_order_release, std::memory_order_relaxed);
+    } else {
+      if (!hi.compare_exchange_strong(expected, kBusyWord, std::memory_order_acquire, std::memory_order_relaxed))
+        return false;
+      std::atomic_ref<uint64_t>(keys_[2 * i]).store(static_cast<uint64_t>(key), std::memory_order_relaxed);
+      hi.store(static_cast<uint64_t>(key >> 64), std::memory_order_release);
+      return true;
     }
-  };
+  }
 
-  Shard& shard(uint64_t hash) { return shards_[hash >> (64 - kShardBits)]; }
+  // Doubles the capacity. Under the exclusive lock.
+  void grow() {
+    CountTable bigger(0, false);
+    bigger.allocate(2 * capacity_, counts_ != nullptr);
+    for (uint64_t i = 0; i < capacity_; ++i) {
+      if (is_empty_word(hi_ref(i))) continue;
+      const W key = key_at(i);
+      bool inserted = false;
+      const uint64_t j = bigger.insert(key, hash_kmer(key), &inserted);
+      if (counts_) bigger.counts_[j] = counts_[i];
+    }
+    keys_ = std::move(bigger.keys_);
+    counts_ = std::move(bigger.counts_);
+    capacity_ = bigger.capacity_;
+    limit_ = bigger.limit_;
+  }
 
-  std::vector<Shard> shards_;
-  std::unique_ptr<Entry[], detail::TableFree> arena_;  // the shards' first arrays
+  std::unique_ptr<uint64_t[], detail::TableFree> keys_;
+  std::unique_ptr<uint32_t[], detail::TableFree> counts_;
+  uint64_t capacity_ = 0;
+  uint64_t limit_ = 0;  // kMaxLoad * capacity_
+  std::atomic<uint64_t> used_{0};
+  std::atomic<uint64_t> reserved_{0};  // room promised to running with_room calls
+  std::shared_mutex grow_mu_;
 };
 
 }  // namespace kmerbloom

@@ -28,6 +28,11 @@ namespace kmerbloom {
 
 enum class GateMode { automatic, none, bloom };
 
+// Default compound Bloom false-positive rate with one pass, where a false
+// positive lets a singleton through as a solid k-mer. (Exact mode picks the
+// rate that needs the least memory; see plan() in counter.cpp.)
+inline constexpr double kOnePassFpr = 0.001;
+
 struct CountOptions {
   std::vector<std::string> inputs;  // paths, "-" for stdin
   unsigned k = 31;
@@ -37,7 +42,7 @@ struct CountOptions {
   unsigned threads = 1;
   uint64_t histo_max = 10000;   // dense histogram rows 1..histo_max, then one overflow row
   uint64_t expected_kmers = 0;  // distinct k-mers expected; 0 = estimate them
-  uint64_t batch_bases = 1u << 20;
+  uint64_t batch_bases = 1u << 19;
   GateMode gate = GateMode::automatic;  // automatic: Bloom gate when min_count >= 2
   bool one_pass = false;
   double fpr = 0;               // Bloom target false-positive rate; 0 = default for the mode
@@ -54,7 +59,7 @@ struct CountOptions {
   bool gated() const { return gate == GateMode::bloom || (gate == GateMode::automatic && min_count >= 2); }
   // True if some input cannot be read twice (stdin, a pipe).
   bool has_stream_input() const;
-  double effective_fpr() const { return fpr > 0 ? fpr : (one_pass || has_stream_input() ? 0.001 : 0.01); }
+
 };
 
 // The memory budget cannot be met; thrown before counting starts.
@@ -103,7 +108,8 @@ struct SizingReport {
   bool exact = false;           // the sample held every distinct k-mer: distinct is a count
   uint64_t bloom_capacity = 0;  // keys the first Bloom layer was sized for
   uint64_t table_keys = 0;      // keys the table was sized for
-  double fpr = 0;               // Bloom target rate used (raised to fit -M)
+  double fpr = 0;               // Bloom target compound rate used
+  double first_layer_share = 0; // share of it the first layer takes (0: the classic split)
   uint64_t planned_bytes = 0;   // filter + table + buffers, as planned
   std::string source;           // "estimate", "--expected" or "default"
 };

@@ -80,6 +80,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
                  {"table_keys", r.sizing.table_keys},
                  {"exact", r.sizing.exact},
                  {"bloom_fpr", r.sizing.fpr},
+                 {"bloom_first_layer_share", r.sizing.first_layer_share},
                  {"planned_bytes", r.sizing.planned_bytes},
                  {"max_memory_bytes", o.max_memory}};
   j["passes"] = r.passes;

@@ -312,6 +312,9 @@ void ScalableBloomParams::validate() const {
   if (!(tightening > 0.0 && tightening < 1.0))
     throw std::invalid_argument("ScalableBloomParams: tightening " + std::to_string(tightening) +
                                 " not in (0, 1)");
+  if (!(first_share >= 0.0 && first_share < 1.0))
+    throw std::invalid_argument("ScalableBloomParams: first_share " + std::to_string(first_share) +
+                                " not in [0, 1)");
 }
 
 uint64_t ScalableBloomParams::layer_capacity(size_t i) const {
@@ -323,6 +326,10 @@ uint64_t ScalableBloomParams::layer_capacity(size_t i) const {
 }
 
 double ScalableBloomParams::layer_fpr(size_t i) const {
+  if (first_share > 0) {
+    if (i == 0) return fpr * first_share;
+    return fpr * (1.0 - first_share) * (1.0 - tightening) * std::pow(tightening, static_cast<double>(i - 1));
+  }
   return fpr * (1.0 - tightening) * std::pow(tightening, static_cast<double>(i));
 }
 

@@ -296,6 +296,7 @@ Header parse_header(const std::string& text, uint64_t payload_bytes, const LoadL
   h.params.growth = get_f64(c, "growth");
   h.params.tightening = get_f64(c, "tightening");
   h.params.linear_growth = c.at("linear").get<bool>();
+  if (c.contains("first_share")) h.params.first_share = get_f64(c, "first_share");
   h.params.validate();
   const json& layers = j.at("layers");
   if (!layers.is_array() || layers.empty() || layers.size() > ScalableBloom::kMaxLayers)
@@ -394,7 +395,7 @@ void save_filter(const std::string& path, const ScalableBloom& filter, const Fil
                       {"stored_bytes", packed.back() ? packed.back()->size() : f.bytes()}});
   }
   const ScalableBloomParams& p = filter.params();
-  const json header = {{"format", kFormatName},
+  json header = {{"format", kFormatName},
                        {"k", meta.k},
                        {"canonical", meta.canonical},
                        {"hash", {{"name", meta.hash_name}, {"seed", meta.seed}}},
@@ -407,6 +408,7 @@ void save_filter(const std::string& path, const ScalableBloom& filter, const Fil
                          {"tightening", p.tightening},
                          {"linear", p.linear_growth}}},
                        {"layers", layers}};
+  if (p.first_share > 0) header["chain"]["first_share"] = p.first_share;  // optional: older files lack it
   std::string text;
   try {
     text = header.dump();

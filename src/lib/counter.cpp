@@ -40,21 +40,22 @@ namespace {
 
 constexpr size_t kChunk = 2048;  // k-mers hashed, then prefetched and processed together
 constexpr size_t kAhead = 16;    // prefetch distance
+constexpr size_t kOnePassFilters = 16;  // a power of two
 
 enum class Stage { insert_all, gate, recount };
 
-// Per-thread state: input totals and the k-mer chunk being filled.
+// Per-thread state: input totals and the k-mer chunk being filled; with one
+// pass, the batch's k-mers sorted by filter (km2, h2 from start[j]).
 template <class W>
 struct Worker {
   InputSummary sum;
   uint64_t gate_rejected = 0;
   std::vector<W> km, km2;
   std::vector<uint64_t> h, h2;
+  std::vector<size_t> start, fill;
   Worker() {
     km.reserve(kChunk);
     h.reserve(kChunk);
-    km2.reserve(kChunk);
-    h2.reserve(kChunk);
   }
 };
 
@@ -72,16 +73,24 @@ class Engine {
 
     plan(r, gated);
     if (gated) {
+      // One pass: kOnePassFilters filters, each for its share of the keys,
+      // so that whether a key's first sighting hits a false positive depends
+      // only on the keys of its own filter, which pass in input order. The
+      // exact mode shares one filter between the threads.
+      const size_t filters = one_pass ? kOnePassFilters : 1;
       ScalableBloomParams bp;
       bp.fpr = r.sizing.fpr;
+      bp.first_share = r.sizing.first_layer_share;
       bp.growth = o_.bloom_growth;
-      bp.initial_capacity = r.sizing.bloom_capacity;
-      bloom_ = std::make_unique<ScalableBloom>(bp);
-      log("Bloom gate: first layer for " + std::to_string(bp.initial_capacity) + " keys, " +
-          std::to_string(bloom_->bytes()) + " bytes (compound false-positive rate target " + std::to_string(bp.fpr) +
-          ")");
+      bp.initial_capacity = filter_capacity(r.sizing.bloom_capacity, filters);
+      for (size_t j = 0; j < filters; ++j) blooms_.push_back(std::make_unique<ScalableBloom>(bp));
+      log("Bloom gate: " + (filters > 1 ? std::to_string(filters) + " filters, first layers for " : "first layer for ") +
+          std::to_string(bp.initial_capacity) + " keys each, " + std::to_string(bloom_bytes()) +
+          " bytes (compound false-positive rate target " + std::to_string(bp.fpr) + ")");
     }
-    table_ = std::make_unique<CountTable<W>>(r.sizing.table_keys);
+    // The exact pass 1 collects keys only; the counts come with the recount,
+    // once the filter is freed.
+    table_ = std::make_unique<CountTable<W>>(r.sizing.table_keys, !gated || one_pass);
     log("table sized for " + std::to_string(r.sizing.table_keys) + " keys, " + std::to_string(table_->bytes()) +
         " bytes");
 
@@ -93,17 +102,17 @@ class Engine {
     }
     if (gated) {
       report_bloom(r, one_pass);
-      for (size_t i = 1; i < bloom_->layers(); ++i) {  // the estimate was low: the chain grew
-        const BloomLayerInfo li = bloom_->layer_info(i, false);
-        log("Bloom gate: layer " + std::to_string(i + 1) + " added for " + std::to_string(li.capacity) +
-            " keys at false-positive rate " + std::to_string(li.target_fpr));
+      for (size_t i = 1; i < r.bloom.layers.size(); ++i) {  // the estimate was low: the chains grew
+        const BloomReport::Layer& l = r.bloom.layers[i];
+        log("Bloom gate: layer " + std::to_string(i + 1) + " added for " + std::to_string(l.capacity) +
+            " keys at false-positive rate " + std::to_string(l.target_fpr));
       }
     }
     log("pass 1: " + std::to_string(r.input.kmers) + " k-mers, " + std::to_string(table_->size()) + " in the table");
 
     if (gated && !one_pass) {
-      bloom_.reset();  // the recount needs the table only
-      table_->reset_counts();
+      blooms_.clear();  // the recount needs the table only
+      table_->enable_counts();
       for (auto& w : workers_) w.sum = InputSummary{};
       timed(r, "pass 2: exact recount", Stage::recount);
       r.passes = 2;
@@ -146,7 +155,10 @@ class Engine {
   void plan(CountResult& r, bool gated) {
     SizingReport& z = r.sizing;
     auto mb = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; };
-    const uint64_t buffers = (2 * o_.threads + 2) * o_.batch_bases * 5 / 2 + o_.threads * (8u << 20);
+    // threads + 2 batches of names and sequences (arena capacity up to twice
+    // the bases), and per worker its k-mer chunks, thread stack and
+    // allocator arena.
+    const uint64_t buffers = (o_.threads + 2) * o_.batch_bases * 2 + o_.threads * (8u << 20);
     // The buffers alone can exceed the budget: say so before the sizing pass
     // reads the input.
     if (o_.max_memory && buffers > o_.max_memory)
@@ -154,6 +166,7 @@ class Engine {
                         std::to_string(o_.threads) + " threads alone need " + mb(buffers) +
                         "; raise -M or use fewer threads (-t)");
     double f0 = 0, f1 = 0;
+    double repeated_error = 0;  // relative standard error of the estimate of f0 - f1
     if (o_.expected_kmers) {
       z.source = "--expected";
       f0 = static_cast<double>(o_.expected_kmers);
@@ -168,9 +181,12 @@ class Engine {
       eo.canonical = o_.canonical;
       eo.threads = o_.threads;
       eo.batch_bases = o_.batch_bases;
-      // The sizing pass keeps to the budget too: each worker's sampler peaks
+      // 2^18 sampled keys estimate F0 within about 0.2% (one standard error),
+      // ample for sizing, at a quarter of `kmerbloom estimate`'s memory. The
+      // sizing pass keeps to the budget too: each worker's sampler peaks
       // at 48 bytes a key (a 16-byte slot table doubling from 2 to 4 slots
       // a key). 2^12 keys still estimate within 1.6%.
+      eo.sample_log2 = 18;
       while (o_.max_memory && eo.sample_log2 > 12 &&
              buffers + o_.threads * (uint64_t{48} << eo.sample_log2) > o_.max_memory)
         --eo.sample_log2;
@@ -181,6 +197,10 @@ class Engine {
       f1 = (est.spectrum.f.size() > 1 ? est.spectrum.f[1] : 0) * share;
       z.ran = true;
       z.relative_std_error = est.spectrum.relative_std_error;
+      const KmerSpectrumEstimate& e = est.spectrum;
+      const double sampled_repeated =
+          static_cast<double>(e.sampled_keys) - static_cast<double>(e.sampled_f.size() > 1 ? e.sampled_f[1] : 0);
+      if (!e.exact) repeated_error = std::sqrt((1 - e.sampling_rate) / std::max(1.0, sampled_repeated));
       z.exact = est.spectrum.exact && o_.partitions == 1;
       log("sizing: about " + std::to_string(std::llround(f0)) + " distinct k-mers, " +
           std::to_string(std::llround(f1)) + " singletons");
@@ -191,36 +211,75 @@ class Engine {
     }
     z.distinct = f0;
     z.singletons = f1;
-    // Margins: three standard errors of the estimate plus 2%.
+    // Margins: three standard errors of each estimate plus 2%. The repeated
+    // k-mers (the table's keys) are a smaller share of the sample than all
+    // distinct ones, so their estimate is looser.
     const double margin = 1.02 + 3 * z.relative_std_error;
+    const double table_margin = 1.02 + 3 * std::max(z.relative_std_error, repeated_error);
     z.bloom_capacity = std::max<uint64_t>(1024, static_cast<uint64_t>(f0 * margin));
     const double repeated = gated ? std::max(0.0, f0 - f1) : f0;
-    // Repeated k-mers, plus the singletons the filter lets through.
-    auto table_keys = [&](double fpr) { return static_cast<uint64_t>((repeated + (gated ? fpr * f1 : 0)) * margin); };
-    auto bloom_bytes = [&](double fpr) {
-      return gated ? BlockedBloom::shape_for_capacity(z.bloom_capacity, fpr).blocks * BlockedBloom::kBlockBytes : 0;
+    // A first layer sized from an estimate (or --expected) normally stays
+    // alone: it takes 80% of the rate budget. From a default size the chain
+    // is expected to grow: the classic geometric split.
+    ScalableBloomParams bp;
+    bp.first_share = z.source == "default" ? 0.0 : 0.8;
+    z.first_layer_share = bp.first_share;
+    auto layer0 = [&](double fpr) {
+      bp.fpr = fpr;
+      return bp.layer_fpr(0);
     };
-    auto total = [&](double fpr) {
-      return bloom_bytes(fpr) + CountTable<W>::bytes_for(table_keys(fpr)) + buffers;
+    // Exact mode: pass 1 holds the filter and the keys, pass 2 the keys and
+    // their counts. Otherwise the filter and the counted keys live together.
+    const bool two_pass = gated && !one_pass_;
+    struct Layout {
+      uint64_t bloom = 0, table_keys = 0, table = 0, total = 0;
     };
-    double fpr = gated ? o_.effective_fpr() : 0;
-    if (o_.max_memory && total(fpr) > o_.max_memory && gated && !one_pass_ && o_.fpr == 0) {
-      // Exact mode: a higher rate only lets more singletons into the table
-      // (the recount drops them); trade filter bits for table entries.
-      double best = fpr;
-      for (double p = fpr; p <= 0.25; p *= 1.25)
-        if (total(p) < total(best)) best = p;
-      if (best != fpr) log("memory budget: Bloom false-positive rate raised to " + std::to_string(best));
-      fpr = best;
+    auto layout = [&](double fpr) {
+      Layout l;
+      double leak = 0;
+      if (gated) {
+        const BlockedBloom::Shape sh = BlockedBloom::shape_for_capacity(z.bloom_capacity, layer0(fpr));
+        l.bloom = sh.blocks * BlockedBloom::kBlockBytes;
+        // A singleton meets the filter's rate at the fill of its moment: the
+        // share that leaks is the model rate averaged over the filling.
+        constexpr int kSteps = 8;
+        for (int i = 0; i < kSteps; ++i)
+          leak += BlockedBloom::expected_fpr(static_cast<uint64_t>((i + 0.5) / kSteps * f0), sh.blocks, sh.hashes);
+        leak /= kSteps;
+      }
+      // Repeated k-mers, plus the singletons the filter lets through.
+      l.table_keys = static_cast<uint64_t>((repeated + leak * f1) * table_margin);
+      l.table = CountTable<W>::bytes_for(l.table_keys);
+      l.total = buffers + (two_pass ? std::max(l.bloom + CountTable<W>::bytes_for(l.table_keys, false), l.table)
+                                    : l.bloom + l.table);
+      return l;
+    };
+    double fpr = 0;
+    if (gated && o_.fpr > 0) {
+      fpr = o_.fpr;
+    } else if (two_pass) {
+      // Exact mode: a false positive only lets a singleton into the table
+      // until the recount drops it, so the rate trades filter bits against
+      // table slots. Take the rate with the smallest planned peak.
+      fpr = 0.001;
+      uint64_t best = layout(fpr).total;
+      for (double p = fpr * 1.2; p <= 0.25; p *= 1.2)
+        if (const uint64_t t = layout(p).total; t < best) {
+          best = t;
+          fpr = p;
+        }
+      log("Bloom false-positive rate " + std::to_string(fpr) + ": the smallest planned peak memory");
+    } else if (gated) {
+      fpr = kOnePassFpr;
     }
+    const Layout l = layout(fpr);
     z.fpr = fpr;
-    z.table_keys = table_keys(fpr);
-    z.planned_bytes = total(fpr);
+    z.table_keys = l.table_keys;
+    z.planned_bytes = l.total;
     if (o_.max_memory && z.planned_bytes > o_.max_memory) {
       throw BudgetError("cannot count in " + mb(o_.max_memory) + ": about " + std::to_string(std::llround(f0)) +
-                        " distinct k-mers need " + mb(z.planned_bytes) + " (Bloom filter " + mb(bloom_bytes(fpr)) +
-                        ", table " + mb(CountTable<W>::bytes_for(z.table_keys)) + ", buffers " + mb(buffers) +
-                        "); raise -M or split the work with --partition I/N");
+                        " distinct k-mers need " + mb(z.planned_bytes) + " (Bloom filter " + mb(l.bloom) + ", table " +
+                        mb(l.table) + ", buffers " + mb(buffers) + "); raise -M or split the work with --partition I/N");
     }
   }
 
@@ -230,14 +289,16 @@ class Engine {
     PipelineOptions popt;
     popt.workers = o_.threads;
     popt.batch_bases = o_.batch_bases;
-    // One pass through the gate with several threads: whether a k-mer's
-    // first sighting hits a Bloom false positive depends on the keys inserted
-    // before it, so the batches pass the gate in input order and the result
-    // is the same for any thread count. Reading, parsing and k-mer
-    // extraction stay parallel; smaller batches keep the threads overlapping.
-    ordered_ = stage == Stage::gate && one_pass_ && o_.threads > 1;
+    // One pass through the gate: whether a k-mer's first sighting hits a
+    // Bloom false positive depends on the keys inserted into its filter
+    // before it, so each filter takes the batches in input order and the
+    // result is the same for any thread count. The threads work on different
+    // filters at once: a worker takes filter j of its batch as soon as the
+    // batch before it is done with filter j. Smaller batches keep the
+    // threads overlapping.
+    ordered_ = stage == Stage::gate && one_pass_;
     if (ordered_) popt.batch_bases = std::min<uint64_t>(o_.batch_bases, 256u << 10);
-    next_serial_ = 0;
+    turns_.assign(blooms_.size(), 0);
     turn_failed_ = false;
     run_pipeline(o_.inputs, popt, [&](const RecordBatch& b, unsigned id) { process(b, workers_[id], stage); },
                  hooks_.progress);
@@ -256,27 +317,20 @@ class Engine {
       });
     }
     if (!ordered_) return flush(w, stage);
-    // The whole batch, after every batch before it (see timed()).
-    std::unique_lock<std::mutex> lock(turn_mu_);
-    turn_cv_.wait(lock, [&] { return next_serial_ == batch.serial || turn_failed_; });
-    if (turn_failed_) return;  // another worker failed: its error ends the run
-    lock.unlock();
     try {
-      flush(w, stage);
+      flush(w, stage, batch.serial);
     } catch (...) {
-      lock.lock();
+      std::lock_guard<std::mutex> lock(turn_mu_);
       turn_failed_ = true;
       turn_cv_.notify_all();
       throw;
     }
-    lock.lock();
-    ++next_serial_;
-    turn_cv_.notify_all();
   }
 
   // Hashes the chunk, then walks it with prefetches kAhead k-mers ahead so
-  // that many cache misses are in flight at once.
-  void flush(Worker<W>& w, Stage stage) {
+  // that many cache misses are in flight at once. `serial`: the batch's
+  // place in the input (one pass).
+  void flush(Worker<W>& w, Stage stage, uint64_t serial = 0) {
     size_t n = w.km.size();
     w.h.resize(n);
     for (size_t i = 0; i < n; ++i) w.h[i] = hash_kmer(w.km[i]);
@@ -288,57 +342,118 @@ class Engine {
           w.h[kept++] = w.h[i];
         }
       n = kept;
-      w.km.resize(n);
-      w.h.resize(n);
     }
     w.sum.kmers += n;
     CountTable<W>& table = *table_;
+    W* km = w.km.data();
+    uint64_t* h = w.h.data();
     switch (stage) {
       case Stage::insert_all:
+        insert_keys(km, h, find_counting(km, h, n, true), true);
+        break;
+      case Stage::recount:  // the keys are frozen: no with_room
         for (size_t i = 0; i < n; ++i) {
-          if (i + kAhead < n) table.prefetch_hashed(w.h[i + kAhead]);
-          table.add_hashed(w.km[i], w.h[i]);
+          if (i + kAhead < n) table.prefetch(h[i + kAhead]);
+          const uint64_t slot = table.find(km[i], h[i]);
+          if (slot != CountTable<W>::kNone) table.add_count(slot);
         }
         break;
-      case Stage::recount:
-        for (size_t i = 0; i < n; ++i) {
-          if (i + kAhead < n) table.prefetch_hashed(w.h[i + kAhead]);
-          table.add_if_present_hashed(w.km[i], w.h[i]);
+      case Stage::gate:
+        if (!ordered_) {
+          gate(w, km, h, n, *blooms_[0], /*shared=*/true);
+          break;
         }
-        break;
-      case Stage::gate: {
-        // Most occurrences are of k-mers already in the table: look there
-        // first, so only table misses pay for a Bloom filter access.
-        w.km2.clear();
-        w.h2.clear();
+        // One pass: each filter's keys, in input order (see timed()). Sort
+        // the batch's k-mers by filter, then take each filter's turn.
+        const size_t g = blooms_.size();
+        w.start.assign(g + 1, 0);
+        for (size_t i = 0; i < n; ++i) ++w.start[filter_of(h[i]) + 1];
+        for (size_t j = 0; j < g; ++j) w.start[j + 1] += w.start[j];
+        w.km2.resize(n);
+        w.h2.resize(n);
+        w.fill.assign(w.start.begin(), w.start.end() - 1);
         for (size_t i = 0; i < n; ++i) {
-          if (i + kAhead < n) table.prefetch_hashed(w.h[i + kAhead]);
-          if (!table.add_if_present_locked(w.km[i], w.h[i])) {
-            w.km2.push_back(w.km[i]);
-            w.h2.push_back(w.h[i]);
+          const size_t at = w.fill[filter_of(h[i])]++;
+          w.km2[at] = km[i];
+          w.h2[at] = h[i];
+        }
+        for (size_t j = 0; j < g; ++j) {
+          {
+            std::unique_lock<std::mutex> lock(turn_mu_);
+            turn_cv_.wait(lock, [&] { return turns_[j] == serial || turn_failed_; });
+            if (turn_failed_) return;  // another worker failed: its error ends the run
           }
-        }
-        // Misses seen before by the filter are second sightings: into the table.
-        ScalableBloom& bloom = *bloom_;
-        size_t m = 0;
-        const size_t misses = w.km2.size();
-        for (size_t i = 0; i < misses; ++i) {
-          if (i + kAhead < misses) bloom.prefetch(w.h2[i + kAhead]);
-          if (seen_before(bloom, w.h2[i])) {
-            w.km2[m] = w.km2[i];
-            w.h2[m++] = w.h2[i];
-          }
-        }
-        w.gate_rejected += misses - m;
-        for (size_t i = 0; i < m; ++i) {
-          if (i + kAhead < m) table.prefetch_hashed(w.h2[i + kAhead]);
-          table.add_hashed(w.km2[i], w.h2[i]);
+          gate(w, w.km2.data() + w.start[j], w.h2.data() + w.start[j], w.start[j + 1] - w.start[j], *blooms_[j],
+               /*shared=*/false);
+          std::lock_guard<std::mutex> lock(turn_mu_);
+          turns_[j] = serial + 1;
+          turn_cv_.notify_all();
         }
         break;
-      }
     }
     w.km.clear();
   }
+
+  // The gate on n keys (reordered in place): the table first, since most
+  // occurrences are of k-mers already there and so only table misses pay for
+  // a filter access; misses the filter has seen before are second sightings
+  // and go into the table. One pass counts; the exact pass 1 collects keys.
+  // shared: other threads use this filter at the same time.
+  void gate(Worker<W>& w, W* km, uint64_t* h, size_t n, ScalableBloom& bloom, bool shared) {
+    const bool counting = table_->has_counts();
+    const size_t misses = find_counting(km, h, n, counting);
+    size_t m = 0;
+    for (size_t i = 0; i < misses; ++i) {
+      if (i + kAhead < misses) bloom.prefetch(h[i + kAhead]);
+      if (shared ? seen_before(bloom, h[i]) : bloom.test_and_set(h[i])) {
+        km[m] = km[i];
+        h[m++] = h[i];
+      }
+    }
+    w.gate_rejected += misses - m;
+    insert_keys(km, h, m, counting);
+  }
+
+  // Looks the n keys up, adds one to the count of those present when
+  // `counting`, and moves the absent ones to the front; returns how many.
+  size_t find_counting(W* km, uint64_t* h, size_t n, bool counting) {
+    CountTable<W>& table = *table_;
+    size_t m = 0;
+    table.with_room(0, [&] {
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) table.prefetch(h[i + kAhead]);
+        const uint64_t slot = table.find(km[i], h[i]);
+        if (slot == CountTable<W>::kNone) {
+          km[m] = km[i];
+          h[m++] = h[i];
+        } else if (counting) {
+          table.add_count(slot);
+        }
+      }
+      return uint64_t{0};
+    });
+    return m;
+  }
+
+  // Inserts m keys (counting one occurrence each when `counting`), with room
+  // reserved for all of them being new.
+  void insert_keys(const W* km, const uint64_t* h, size_t m, bool counting) {
+    CountTable<W>& table = *table_;
+    table.with_room(m, [&] {
+      uint64_t added = 0;
+      for (size_t i = 0; i < m; ++i) {
+        if (i + kAhead < m) table.prefetch(h[i + kAhead]);
+        bool inserted = false;
+        const uint64_t slot = table.insert(km[i], h[i], &inserted);
+        if (counting) table.add_count(slot);
+        added += inserted;
+      }
+      return added;
+    });
+  }
+
+  // One pass splits the k-mers between kOnePassFilters filters by hash.
+  size_t filter_of(uint64_t h) const { return h & (blooms_.size() - 1); }
 
   // The filter's test_and_set sets a key's bits word by word, so two threads
   // inserting the same new key at once could both be told "new" and a k-mer
@@ -355,13 +470,27 @@ class Engine {
     return present;
   }
 
+  // Keys each of `filters` first layers holds: an even share of `total`,
+  // plus three standard deviations of a share's spread.
+  static uint64_t filter_capacity(uint64_t total, size_t filters) {
+    if (filters == 1) return total;
+    const double share = static_cast<double>(total) / static_cast<double>(filters);
+    return static_cast<uint64_t>(std::ceil(share + 3 * std::sqrt(share)));
+  }
+
+  uint64_t bloom_bytes() const {
+    uint64_t b = 0;
+    for (const auto& f : blooms_) b += f->bytes();
+    return b;
+  }
+
   // Expected number of first sightings that hit a false positive, from each
   // layer's false-positive rate integrated over its fill.
-  double expected_false_positives() const {
+  static double expected_false_positives(const ScalableBloom& bloom) {
     double expected = 0, older_pass = 1;  // older_pass: chance a new key passes all older layers unseen
-    for (size_t i = 0; i < bloom_->layers(); ++i) {
-      const BloomLayerInfo li = bloom_->layer_info(i, false);
-      const BlockedBloom& f = bloom_->layer(i);
+    for (size_t i = 0; i < bloom.layers(); ++i) {
+      const BloomLayerInfo li = bloom.layer_info(i, false);
+      const BlockedBloom& f = bloom.layer(i);
       constexpr int kSteps = 64;
       double integral = 0;
       for (int s = 0; s < kSteps; ++s) {
@@ -375,26 +504,44 @@ class Engine {
     return expected;
   }
 
+  // Several filters (one pass) are reported as one: layer i sums the
+  // filters' layer i; its rates, and the compound rate, are the means over
+  // the filters (a key meets one filter, each with the same chance).
   void report_bloom(CountResult& r, bool one_pass) {
     BloomReport& b = r.bloom;
     b.used = true;
     b.one_pass = one_pass;
-    b.target_fpr = bloom_->params().fpr;
-    b.estimated_fpr = bloom_->estimated_fpr();
-    b.bytes = bloom_->bytes();
-    b.keys_inserted = bloom_->keys_inserted();
-    for (size_t i = 0; i < bloom_->layers(); ++i) {
-      const BloomLayerInfo li = bloom_->layer_info(i, true);
-      b.layers.push_back({li.capacity, li.bits, li.keys, li.bits_set, li.hashes, li.target_fpr, li.estimated_fpr});
+    b.target_fpr = blooms_[0]->params().fpr;
+    b.bytes = bloom_bytes();
+    double fp = 0, f0 = 0;
+    std::vector<size_t> with_layer;
+    for (const auto& bloom : blooms_) {
+      b.estimated_fpr += bloom->estimated_fpr() / static_cast<double>(blooms_.size());
+      b.keys_inserted += bloom->keys_inserted();
+      fp += expected_false_positives(*bloom);
+      f0 += bloom->estimated_keys();
+      for (size_t i = 0; i < bloom->layers(); ++i) {
+        const BloomLayerInfo li = bloom->layer_info(i, true);
+        if (b.layers.size() <= i) {
+          b.layers.push_back({0, 0, 0, 0, li.hashes, li.target_fpr, 0});
+          with_layer.push_back(0);
+        }
+        BloomReport::Layer& l = b.layers[i];
+        l.capacity += li.capacity;
+        l.bits += li.bits;
+        l.keys += li.keys;
+        l.bits_set += li.bits_set;
+        l.estimated_fpr += li.estimated_fpr;
+        ++with_layer[i];
+      }
     }
-    const double fp = expected_false_positives();
+    for (size_t i = 0; i < b.layers.size(); ++i) b.layers[i].estimated_fpr /= static_cast<double>(with_layer[i]);
     // Every distinct k-mer's first sighting either went into the filter or hit
     // a false positive (its bits were all set already), so one layer's bits
     // are those of all distinct k-mers, whatever the order of the sightings:
     // F0 from the fill is the same for any thread count. The keys inserted
     // plus the expected false positives would depend on the order. (With
     // several layers, which layer a key went to depends on it too.)
-    const double f0 = bloom_->estimated_keys();
     fp_share_ = f0 > 0 ? fp / f0 : 0;
     distinct_estimate_ = f0;
   }
@@ -432,7 +579,7 @@ class Engine {
   const CountOptions& o_;
   const CountHooks& hooks_;
   KmerShape<W> shape_;
-  std::unique_ptr<ScalableBloom> bloom_;
+  std::vector<std::unique_ptr<ScalableBloom>> blooms_;
   std::unique_ptr<CountTable<W>> table_;
   std::vector<Worker<W>> workers_;
   static constexpr size_t kStripes = 1 << 12;
@@ -442,7 +589,7 @@ class Engine {
   bool ordered_ = false;  // batches pass the gate in input order
   std::mutex turn_mu_;
   std::condition_variable turn_cv_;
-  uint64_t next_serial_ = 0;  // the batch whose turn it is
+  std::vector<uint64_t> turns_;  // one pass: per filter, the batch whose turn it is
   bool turn_failed_ = false;
 };
 

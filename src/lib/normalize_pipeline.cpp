@@ -262,9 +262,9 @@ class Stages {
     for (size_t i = 0; i < n; ++i) s.h[i] = hash_kmer(s.km[i]);
     if (solid_ && n > 0) {
       size_t first_weak = n;
-      for (size_t i = 0; i < std::min<size_t>(n, kAhead); ++i) solid_->prefetch_hashed(s.h[i]);
+      for (size_t i = 0; i < std::min<size_t>(n, kAhead); ++i) solid_->prefetch(s.h[i]);
       for (size_t i = 0; i < n; ++i) {
-        if (i + kAhead < n) solid_->prefetch_hashed(s.h[i + kAhead]);
+        if (i + kAhead < n) solid_->prefetch(s.h[i + kAhead]);
         if (solid_->count(s.km[i]) < o_.min_count) {
           first_weak = i;
           break;
