@@ -1,13 +1,15 @@
 // Micro-benchmark of the count table's per-occurrence cost: random lookups
-// of present keys in a table of 5 M k-mers (~100 MB, the size count uses on
-// the 100x E. coli reads), processed in chunks of 2048 with prefetches D
-// k-mers ahead, as count's workers do. Three ways to touch an entry: under
-// the shard lock (pass 1), with a CAS on the count (pass 2), a plain read.
-// On the 2-core development VM all three cost about the same (55-65 ns per
-// lookup, D = 4..64): the table's cost is the memory access itself, not the
-// locking, so making two passes cheaper needs fewer random accesses (for
-// instance partitioning the k-mers so that each part's table fits in cache),
-// not lighter synchronisation.
+// of present keys in a table of 5 M k-mers (the size count uses on the 100x
+// E. coli reads), processed in chunks of 2048 with prefetches D k-mers
+// ahead, as count's workers do. Three ways to touch a key: find() alone (the
+// exact pass 1, keys only), find() and an atomic add_count() (the recount and
+// one pass: a second cache line, the count's), and add() one key at a time
+// (a with_room() per key, as load_solid_file does).
+//
+// On the 2-core development VM, one thread, D = 16: find 25 ns, find and
+// count 28 ns, add one by one 48 ns a key (the sharded table with a lock
+// per shard and packed 12-byte entries that this one replaced: 55-65 ns for
+// every kind of lookup). D = 16 is best; 4 and 64 are 10-30% slower.
 //
 //   micro_table [--benchmark_filter=...] [--benchmark_repetitions=5]
 #include <benchmark/benchmark.h>
@@ -46,7 +48,7 @@ Fixture& fixture() {
   return f;
 }
 
-enum Touch { kLocked, kCas, kRead };
+enum Touch { kFind, kFindCount, kAddOne };
 
 template <Touch touch>
 void BM_Lookup(benchmark::State& state) {
@@ -61,19 +63,24 @@ void BM_Lookup(benchmark::State& state) {
       h[i] = hash_kmer(km[i]);
     }
     for (size_t i = 0; i < kChunk; ++i) {
-      if (i + ahead < kChunk) f.table.prefetch_hashed(h[i + ahead]);
-      if constexpr (touch == kLocked) found += f.table.add_if_present_locked(km[i], h[i]);
-      if constexpr (touch == kCas) found += f.table.add_if_present_hashed(km[i], h[i]);
-      if constexpr (touch == kRead) found += f.table.count(km[i]) != 0;
+      if (i + ahead < kChunk) f.table.prefetch(h[i + ahead]);
+      if constexpr (touch == kAddOne) {
+        f.table.add_hashed(km[i], h[i]);
+        ++found;
+      } else {
+        const uint64_t slot = f.table.find(km[i], h[i]);
+        found += slot != CountTable<uint64_t>::kNone;
+        if constexpr (touch == kFindCount) f.table.add_count(slot);
+      }
     }
   }
   benchmark::DoNotOptimize(found);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kChunk));
 }
 
-BENCHMARK(BM_Lookup<kLocked>)->Arg(4)->Arg(16)->Arg(64);
-BENCHMARK(BM_Lookup<kCas>)->Arg(4)->Arg(16)->Arg(64);
-BENCHMARK(BM_Lookup<kRead>)->Arg(4)->Arg(16)->Arg(64);
+BENCHMARK(BM_Lookup<kFind>)->Arg(4)->Arg(16)->Arg(64);
+BENCHMARK(BM_Lookup<kFindCount>)->Arg(4)->Arg(16)->Arg(64);
+BENCHMARK(BM_Lookup<kAddOne>)->Arg(16);
 
 }  // namespace
 
