@@ -64,32 +64,34 @@ class CountTable {
 
   // Runs f() with room for max_new keys inserted by f (by this thread)
   // without growth, and the arrays kept in place while f runs. f returns the
-  // number of keys it inserted. Growth, when needed, happens before f, once
-  // every other thread has left its own with_room.
+  // number of keys it inserted. When the room is not there, f runs alone,
+  // after growth if needed, once every other thread has left its with_room.
   template <class F>
   void with_room(uint64_t max_new, F&& f) {
-    for (;;) {
-      {
-        std::shared_lock lock(grow_mu_);
-        const uint64_t reserved = reserved_.fetch_add(max_new, std::memory_order_relaxed) + max_new;
-        if (used_.load(std::memory_order_relaxed) + reserved <= limit_) {
-          struct Release {
-            CountTable* t;
-            uint64_t n;
-            uint64_t inserted = 0;
-            ~Release() {
-              t->used_.fetch_add(inserted, std::memory_order_relaxed);
-              t->reserved_.fetch_sub(n, std::memory_order_relaxed);
-            }
-          } release{this, max_new};
-          release.inserted = f();
-          return;
-        }
-        reserved_.fetch_sub(max_new, std::memory_order_relaxed);
+    {
+      std::shared_lock lock(grow_mu_);
+      const uint64_t reserved = reserved_.fetch_add(max_new, std::memory_order_relaxed) + max_new;
+      if (used_.load(std::memory_order_relaxed) + reserved <= limit_) {
+        struct Release {
+          CountTable* t;
+          uint64_t n;
+          uint64_t inserted = 0;
+          ~Release() {
+            t->used_.fetch_add(inserted, std::memory_order_relaxed);
+            t->reserved_.fetch_sub(n, std::memory_order_relaxed);
+          }
+        } release{this, max_new};
+        release.inserted = f();
+        return;
       }
-      std::unique_lock lock(grow_mu_);  // every other with_room has returned: reserved_ is 0
-      while (used_.load(std::memory_order_relaxed) + max_new > limit_) grow();
+      reserved_.fetch_sub(max_new, std::memory_order_relaxed);
     }
+    // Alone in the table (every other with_room has returned): grow if
+    // needed and run f here, so that other threads' reservations cannot keep
+    // this one waiting.
+    std::unique_lock lock(grow_mu_);
+    while (used_.load(std::memory_order_relaxed) + max_new > limit_) grow();
+    used_.fetch_add(f(), std::memory_order_relaxed);
   }
 
   // Slot of key, or kNone.
