@@ -136,7 +136,8 @@ struct CountResult {
 };
 
 // The partition (0..partitions-1) of a k-mer with hash h = hash_kmer(kmer):
-// a second mix, so partitions do not line up with the table's shards.
+// a second mix, so that a partition's k-mers still spread over the whole table
+// (placed by the top bits of h) and over all the one-pass filters (low bits).
 inline uint32_t partition_of(uint64_t h, uint32_t partitions) {
   const __uint128_t x = static_cast<__uint128_t>(h * 0x9e3779b97f4a7c15ULL ^ (h >> 29)) * partitions;
   return static_cast<uint32_t>(x >> 64);
