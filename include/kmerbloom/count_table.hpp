@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -53,9 +54,8 @@ class CountTable {
   static constexpr uint64_t kMinSlots = uint64_t{1} << 14;
   static constexpr uint64_t kNone = ~uint64_t{0};  // find(): no such key
 
-  explicit CountTable(uint64_t expected_keys = 0, bool with_counts = true) {
-    allocate(slots_for(expected_keys), with_counts);
-  }
+  explicit CountTable(uint64_t expected_keys = 0, bool with_counts = true)
+      : CountTable(Slots{slots_for(expected_keys)}, with_counts) {}
 
   // Bytes of a table sized for expected_keys.
   static uint64_t bytes_for(uint64_t expected_keys, bool with_counts = true) {
@@ -128,9 +128,9 @@ class CountTable {
     const uint32_t old = c.fetch_add(n, std::memory_order_relaxed);
     // Wrapped past 2^32 - 1: saturate. Any add after this one also wraps
     // (from the maximum) and stores the maximum again.
-    if (old > std::numeric_limits<uint32_t>::max() - n) c.store(std::numeric_limits<uint32_t>::max(), std::memory_order_relaxed);
+    constexpr uint32_t kMax = std::numeric_limits<uint32_t>::max();
+    if (old > kMax - n) c.store(kMax, std::memory_order_relaxed);
   }
-  uint32_t count_at(uint64_t i) const { return counts_[i]; }
 
   // Starts loading the key's home slot (and its count) into the cache.
   void prefetch(uint64_t hash) const {
@@ -189,18 +189,16 @@ class CountTable {
       counts_[n++] = counts_[i];
     }
     constexpr unsigned kDigitBits = 12;
+    constexpr size_t kBuckets = size_t{1} << kDigitBits;
     const unsigned width = bit_width(all_bits);
     const unsigned shift = width > kDigitBits ? width - kDigitBits : 0;
     auto digit = [&](uint64_t i) { return static_cast<size_t>(key_at(i) >> shift); };
-    std::vector<uint64_t> start(size_t{1} << kDigitBits, 0), end;
-    for (uint64_t i = 0; i < n; ++i) ++start[digit(i)];
-    uint64_t sum = 0;
-    for (auto& s : start) sum += std::exchange(s, sum);
-    end.assign(start.begin() + 1, start.end());
-    end.push_back(n);
-    std::vector<uint64_t> fill = start;
-    for (size_t b = 0; b < start.size(); ++b) {  // American flag sort, one level
-      while (fill[b] < end[b]) {
+    std::vector<uint64_t> start(kBuckets + 1, 0);  // bucket b is [start[b], start[b + 1])
+    for (uint64_t i = 0; i < n; ++i) ++start[digit(i) + 1];
+    for (size_t b = 0; b < kBuckets; ++b) start[b + 1] += start[b];
+    std::vector<uint64_t> fill(start.begin(), start.end() - 1);
+    for (size_t b = 0; b < kBuckets; ++b) {  // American flag sort, one level
+      while (fill[b] < start[b + 1]) {
         const size_t d = digit(fill[b]);
         if (d == b) {
           ++fill[b];
@@ -214,9 +212,9 @@ class CountTable {
       }
     }
     std::vector<std::pair<W, uint32_t>> bucket;
-    for (size_t b = 0; b < start.size(); ++b) {
+    for (size_t b = 0; b < kBuckets; ++b) {
       bucket.clear();
-      for (uint64_t i = start[b]; i < end[b]; ++i) bucket.emplace_back(key_at(i), counts_[i]);
+      for (uint64_t i = start[b]; i < start[b + 1]; ++i) bucket.emplace_back(key_at(i), counts_[i]);
       std::sort(bucket.begin(), bucket.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
       for (const auto& [key, c] : bucket) f(key, c);
     }
@@ -242,20 +240,23 @@ class CountTable {
   }
   static bool is_empty_word(uint64_t w) { return w == kEmptyWord; }
   static unsigned bit_width(W x) {
-    unsigned w = 0;
-    while (x) {
-      x >>= 1;
-      ++w;
+    if constexpr (kWords == 1) {
+      return static_cast<unsigned>(std::bit_width(x));
+    } else {
+      const auto hi = static_cast<uint64_t>(x >> 64);
+      return static_cast<unsigned>(hi ? 64 + std::bit_width(hi) : std::bit_width(static_cast<uint64_t>(x)));
     }
-    return w;
   }
 
-  void allocate(uint64_t slots, bool with_counts) {
-    keys_.reset(static_cast<uint64_t*>(detail::table_alloc(slots * sizeof(W))));
-    std::fill_n(keys_.get(), slots * kWords, kEmptyWord);
-    capacity_ = slots;
-    limit_ = static_cast<uint64_t>(static_cast<double>(slots) * kMaxLoad);
-    counts_.reset();
+  // A table of exactly `slots` slots, all empty.
+  struct Slots {
+    uint64_t n;
+  };
+  CountTable(Slots slots, bool with_counts) {
+    keys_.reset(static_cast<uint64_t*>(detail::table_alloc(slots.n * sizeof(W))));
+    std::fill_n(keys_.get(), slots.n * kWords, kEmptyWord);
+    capacity_ = slots.n;
+    limit_ = static_cast<uint64_t>(static_cast<double>(slots.n) * kMaxLoad);
     if (with_counts) enable_counts();
   }
 
@@ -314,8 +315,7 @@ class CountTable {
 
   // Doubles the capacity. Under the exclusive lock.
   void grow() {
-    CountTable bigger(0, false);
-    bigger.allocate(2 * capacity_, counts_ != nullptr);
+    CountTable bigger(Slots{2 * capacity_}, counts_ != nullptr);
     for (uint64_t i = 0; i < capacity_; ++i) {
       if (is_empty_word(hi_ref(i))) continue;
       const W key = key_at(i);

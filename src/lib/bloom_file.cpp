@@ -396,18 +396,18 @@ void save_filter(const std::string& path, const ScalableBloom& filter, const Fil
   }
   const ScalableBloomParams& p = filter.params();
   json header = {{"format", kFormatName},
-                       {"k", meta.k},
-                       {"canonical", meta.canonical},
-                       {"hash", {{"name", meta.hash_name}, {"seed", meta.seed}}},
-                       {"min_count", meta.min_count},
-                       {"extra", meta.extra_json},
-                       {"chain",
-                        {{"initial_capacity", p.initial_capacity},
-                         {"fpr", p.fpr},
-                         {"growth", p.growth},
-                         {"tightening", p.tightening},
-                         {"linear", p.linear_growth}}},
-                       {"layers", layers}};
+                 {"k", meta.k},
+                 {"canonical", meta.canonical},
+                 {"hash", {{"name", meta.hash_name}, {"seed", meta.seed}}},
+                 {"min_count", meta.min_count},
+                 {"extra", meta.extra_json},
+                 {"chain",
+                  {{"initial_capacity", p.initial_capacity},
+                   {"fpr", p.fpr},
+                   {"growth", p.growth},
+                   {"tightening", p.tightening},
+                   {"linear", p.linear_growth}}},
+                 {"layers", layers}};
   if (p.first_share > 0) header["chain"]["first_share"] = p.first_share;  // optional: older files lack it
   std::string text;
   try {

@@ -363,7 +363,7 @@ class Engine {
         break;
       case Stage::gate:
         if (!ordered_) {
-          gate(w, km, h, n, *blooms_[0], /*shared=*/true);
+          gate(w, km, h, n, *blooms_[0], nullptr);
           break;
         }
         // One pass: each filter's keys, in input order (see timed()). Sort
@@ -387,7 +387,7 @@ class Engine {
             if (turn_failed_) return;  // another worker failed: its error ends the run
           }
           gate(w, w.km2.data() + w.start[j], w.h2.data() + w.start[j], w.start[j + 1] - w.start[j], *blooms_[j],
-               /*shared=*/false, &leak_mass_[j]);
+               &leak_mass_[j]);
           std::lock_guard<std::mutex> lock(turn_mu_);
           turns_[j] = serial + 1;
           turn_cv_.notify_all();
@@ -401,12 +401,14 @@ class Engine {
   // occurrences are of k-mers already there and so only table misses pay for
   // a filter access; misses the filter has seen before are second sightings
   // and go into the table. One pass counts; the exact pass 1 collects keys.
-  // shared: other threads use this filter at the same time.
-  void gate(Worker<W>& w, W* km, uint64_t* h, size_t n, ScalableBloom& bloom, bool shared, double* leak = nullptr) {
-    // One pass: a singleton leaks if its only sighting meets a false
-    // positive. `leak` sums the filter's model rate of the moment over the
-    // first sightings it takes in (see report_bloom()).
-    const double rate = leak ? current_fpr(bloom) : 0;
+  // `leak` null: the exact pass 1, whose filter the threads share. Else one
+  // pass, whose filter is this thread's for the moment (its turn): a
+  // singleton leaks if its only sighting meets a false positive, so `leak`
+  // sums the filter's model rate of the moment over the first sightings it
+  // takes in (see report_bloom()).
+  void gate(Worker<W>& w, W* km, uint64_t* h, size_t n, ScalableBloom& bloom, double* leak) {
+    const bool shared = leak == nullptr;
+    const double rate = shared ? 0 : current_fpr(bloom);
     const bool counting = table_->has_counts();
     const size_t misses = find_counting(km, h, n, counting);
     size_t m = 0;
@@ -418,7 +420,7 @@ class Engine {
       }
     }
     w.gate_rejected += misses - m;
-    if (leak) *leak += static_cast<double>(misses - m) * rate;
+    if (!shared) *leak += static_cast<double>(misses - m) * rate;
     insert_keys(km, h, m, counting);
   }
 

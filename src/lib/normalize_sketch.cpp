@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-
 namespace kmerbloom {
 
 CountMinSketch::CountMinSketch(uint64_t blocks) {
