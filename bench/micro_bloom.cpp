@@ -27,8 +27,8 @@
 #include <string>
 #include <utility>
 
-#include "kmerbloom/bloom.hpp"
-#include "kmerbloom/hash.hpp"
+#include "kmerbloom/bloom/bloom.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 namespace {
 

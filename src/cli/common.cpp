@@ -7,7 +7,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "kmerbloom/output.hpp"
+#include "kmerbloom/io/output.hpp"
 
 namespace kmerbloom::cli {
 

@@ -6,11 +6,11 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/counter.hpp"
-#include "kmerbloom/output.hpp"
-#include "kmerbloom/progress.hpp"
-#include "kmerbloom/report.hpp"
-#include "kmerbloom/spectrum.hpp"
+#include "kmerbloom/count/counter.hpp"
+#include "kmerbloom/io/output.hpp"
+#include "kmerbloom/io/progress.hpp"
+#include "kmerbloom/report/report.hpp"
+#include "kmerbloom/report/spectrum.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/cardinality.hpp"
-#include "kmerbloom/hash.hpp"
-#include "kmerbloom/output.hpp"
+#include "kmerbloom/io/output.hpp"
+#include "kmerbloom/kmer/cardinality.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -1,13 +1,13 @@
 // kmerbloom filter: options, output files, statistics. The work is
-// filter_reads (normalize.hpp).
+// filter_reads (normalize/read_filter.hpp).
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/normalize.hpp"
-#include "kmerbloom/output.hpp"
+#include "kmerbloom/io/output.hpp"
+#include "kmerbloom/normalize/read_filter.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -10,9 +10,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/counter.hpp"
-#include "kmerbloom/output.hpp"
-#include "kmerbloom/reader.hpp"
+#include "kmerbloom/error.hpp"
+#include "kmerbloom/io/output.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/filter_ops.hpp"
+#include "kmerbloom/kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {

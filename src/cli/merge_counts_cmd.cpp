@@ -8,8 +8,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/filter_ops.hpp"
-#include "kmerbloom/output.hpp"
+#include "kmerbloom/io/output.hpp"
+#include "kmerbloom/kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/progress.hpp"
-#include "kmerbloom/reader.hpp"
-#include "kmerbloom/report.hpp"
-#include "kmerbloom/spectrum.hpp"
+#include "kmerbloom/io/progress.hpp"
+#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/report/report.hpp"
+#include "kmerbloom/report/spectrum.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -26,9 +26,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kmerbloom/bloom_file.hpp"
-#include "kmerbloom/hash.hpp"
-#include "kmerbloom/reader.hpp"
+#include "kmerbloom/bloom/bloom_file.hpp"
+#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom::fuzz {
 

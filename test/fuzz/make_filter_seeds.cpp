@@ -6,8 +6,8 @@
 #include <exception>
 #include <string>
 
-#include "kmerbloom/bloom_file.hpp"
-#include "kmerbloom/hash.hpp"
+#include "kmerbloom/bloom/bloom_file.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/bloom.hpp"
-#include "kmerbloom/hash.hpp"
+#include "kmerbloom/bloom/bloom.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom {
 namespace {

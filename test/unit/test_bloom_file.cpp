@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/bloom_file.hpp"
-#include "kmerbloom/hash.hpp"
-#include "kmerbloom/output.hpp"
+#include "kmerbloom/bloom/bloom_file.hpp"
+#include "kmerbloom/io/output.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom {
 namespace {

@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <vector>
 
-#include "kmerbloom/cardinality.hpp"
-#include "kmerbloom/counter.hpp"
-#include "kmerbloom/hash.hpp"
+#include "kmerbloom/count/counter.hpp"
+#include "kmerbloom/kmer/cardinality.hpp"
+#include "kmerbloom/kmer/hash.hpp"
 
 using namespace kmerbloom;
 namespace fs = std::filesystem;

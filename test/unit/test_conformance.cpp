@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/reader.hpp"
+#include "kmerbloom/io/reader.hpp"
 
 namespace kmerbloom {
 namespace {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/count_table.hpp"
-#include "kmerbloom/kmer.hpp"
+#include "kmerbloom/count/count_table.hpp"
+#include "kmerbloom/kmer/kmer.hpp"
 
 namespace kmerbloom {
 namespace {

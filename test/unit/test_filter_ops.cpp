@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/filter_ops.hpp"
-#include "kmerbloom/hash.hpp"
-#include "kmerbloom/kmer.hpp"
-#include "kmerbloom/output.hpp"
-#include "kmerbloom/reader.hpp"
+#include "kmerbloom/io/output.hpp"
+#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/kbf/kbf.hpp"
+#include "kmerbloom/kmer/hash.hpp"
+#include "kmerbloom/kmer/kmer.hpp"
 
 namespace kmerbloom {
 namespace {

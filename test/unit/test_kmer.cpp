@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/kmer.hpp"
+#include "kmerbloom/kmer/kmer.hpp"
 
 using namespace kmerbloom;
 

@@ -1,4 +1,4 @@
-// kmerbloom filter (normalize.hpp): the count-min sketch against exact counts,
+// kmerbloom filter (normalize/read_filter.hpp): the count-min sketch against exact counts,
 // and filter_reads on reads generated from a random genome with a known
 // origin per read: coverage kept, order, byte identity, pairs, determinism,
 // weak k-mer trimming against a string oracle, errors.
@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kmerbloom/hash.hpp"
-#include "kmerbloom/normalize.hpp"
+#include "kmerbloom/kmer/hash.hpp"
+#include "kmerbloom/normalize/read_filter.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

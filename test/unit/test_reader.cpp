@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/reader.hpp"
+#include "kmerbloom/io/reader.hpp"
 
 namespace kmerbloom {
 namespace {

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/progress.hpp"
-#include "kmerbloom/report.hpp"
+#include "kmerbloom/io/progress.hpp"
+#include "kmerbloom/report/report.hpp"
 
 using namespace kmerbloom;
 namespace fs = std::filesystem;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "kmerbloom/reader.hpp"
-#include "kmerbloom/spectrum.hpp"
+#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/report/spectrum.hpp"
 
 using namespace kmerbloom;
 namespace fs = std::filesystem;

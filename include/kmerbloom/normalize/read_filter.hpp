@@ -1,0 +1,169 @@
+// kmerbloom filter: the engine behind the subcommand, callable without argv.
+//
+// Keeps the reads worth giving to a de novo assembler, in input order:
+//
+//  - Digital normalization (default; khmer's normalize-by-median, BBNorm). A
+//    read is kept while the median abundance of its k-mers, among the reads
+//    kept so far, is below target_coverage C; the k-mers of a kept read are
+//    then counted. Median as khmer takes it: with n k-mers the read is
+//    "at coverage" when at least n - floor(n/2) of them have abundance >= C.
+//    Abundances live in a CountMinSketch (count_min_sketch.hpp), one pass, so
+//    stdin works. A pair is kept when either mate is below C (khmer -p), and
+//    then both mates' k-mers are counted.
+//  - Weak k-mers (weak = drop or trim): a k-mer is weak when it occurs fewer
+//    than min_count times in the whole input. drop: a read holding a weak
+//    k-mer is dropped. trim: a read is cut just before its first weak k-mer:
+//    if k-mer j (0-based, in read order) is the first weak one, the read keeps
+//    its first j + k - 1 bases (khmer's trim_on_abundance), and is dropped
+//    when j = 0. The counts come from a first pass over the files, which is
+//    count_kmers (counter.hpp) in its one-pass mode with the same min_count,
+//    or from a file written by `kmerbloom count` (solid_path). With both
+//    weak handling and normalization, the weak step runs first and
+//    normalization sees the trimmed reads.
+//  - Reads without a k-mer are dropped as "short": shorter than k, or with no
+//    k consecutive ACGT bases (khmer drops reads shorter than k too; it reads
+//    N as A, kmerbloom ends k-mer windows at N as count does). A pair with a
+//    short mate is dropped whole.
+//
+// Pairs stay pairs: two files read in lockstep (paired_files) or one file
+// whose records alternate mate 1, mate 2 (interleaved). Mates must have the
+// same name up to the first space or tab, a trailing "/1" or "/2" aside, and
+// the two files the same number of records; otherwise InputError naming the
+// file and the record number (1-based). Both mates are kept or dropped
+// together (a trimmed mate is cut on its own; if either mate is dropped for
+// weak k-mers or length, the pair is).
+//
+// Output records: FASTQ as 4 lines ("@" NAME, sequence, "+", quality), FASTA
+// as 2 lines (">" NAME, sequence), where NAME is the whole header line as
+// read. A 4-line FASTQ input with a bare "+" line comes out byte-identical for
+// every kept, untrimmed read. All inputs must share one format.
+//
+// Determinism: the output is the same whatever the thread count. Worker
+// threads extract, hash and (with weak handling) trim in parallel; one ordered
+// stage takes the batches in input order and makes every keep/drop decision;
+// an ordered writer hands the kept records to the sink.
+//
+// Thread safety: filter_reads may run concurrently with other calls; it
+// calls the sink from one thread at a time, and the hooks from the calling
+// thread or its worker threads (one at a time).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/normalize/count_min_sketch.hpp"
+
+namespace kmerbloom {
+
+enum class WeakMode { none, drop, trim };
+
+struct ReadFilterOptions {
+  std::vector<std::string> inputs;  // paths, "-" for stdin
+  bool paired_files = false;        // inputs = {R1, R2}, read in lockstep
+  bool interleaved = false;         // one input, records alternate mate 1, mate 2
+  bool split_mates = false;         // interleaved: mate 2 goes to sink stream 1 (paired_files: always)
+  unsigned k = 31;                  // 1..63
+  bool normalize = true;
+  unsigned target_coverage = 20;    // C, 1..255 (the sketch's counters stop at 255)
+  WeakMode weak = WeakMode::none;
+  uint32_t min_count = 2;           // weak k-mers occur fewer times than this; >= 2
+  std::string solid_path;           // `kmerbloom count` output (TSV or FASTA form, .gz too) instead of a first pass
+  uint64_t expected_kmers = 0;      // distinct k-mers the sketch should hold; 0 = from the input size
+  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on the sketch
+  unsigned threads = 1;             // worker threads (a reader, a decider and a writer thread come on top)
+  uint64_t batch_bases = 1u << 19;  // bases per batch (both mates together); 2 * threads + 4 batches in flight
+
+  // Throws std::invalid_argument naming the first bad option.
+  void validate() const;
+  bool paired() const { return paired_files || interleaved; }
+};
+
+// How the sketch was sized (the documented rule, see sketch_keys_for_input):
+// keys = expected_kmers if given, else estimated input bases / 16; blocks
+// for those keys at the design load; bytes capped by max_memory, at least
+// 1 MiB. Input bases: each file's size times its bases per file byte
+// measured on its first 16 Mbp (whole small files are read, so exact); a
+// stream (stdin, a pipe) counts as 2^28 bases.
+inline constexpr uint64_t kBasesPerSketchKey = 16;
+inline constexpr uint64_t kStreamBasesAssumed = uint64_t{1} << 28;
+inline constexpr uint64_t kMinSketchBytes = uint64_t{1} << 20;
+
+struct ReadTally {
+  uint64_t reads = 0;
+  uint64_t bases = 0;
+  void add(uint64_t n_bases) {
+    ++reads;
+    bases += n_bases;
+  }
+  void add(const ReadTally& o) {
+    reads += o.reads;
+    bases += o.bases;
+  }
+};
+
+struct ReadFilterResult {
+  SeqFormat format = SeqFormat::unknown;
+  uint64_t fragments_in = 0, fragments_out = 0;  // reads, or pairs when paired
+  ReadTally in, out;                             // out.bases after trimming
+  // Why reads went where they went (bases as read, before trimming); the four
+  // add up to `in`.
+  ReadTally kept, above_coverage, weak, short_reads;
+  uint64_t trimmed_reads = 0;   // kept reads that --trim-weak shortened
+  uint64_t trimmed_bases = 0;   // bases those lost
+  uint64_t kmers_queried = 0;   // k-mers whose abundance the normalizer looked up
+  uint64_t kmers_added = 0;     // k-mers of kept reads counted into the sketch
+
+  struct Sketch {
+    bool used = false;
+    uint64_t bytes = 0, blocks = 0;
+    uint64_t design_keys = 0;            // keys the sizing rule asked for (before the memory cap)
+    uint64_t estimated_input_bases = 0;  // 0 when expected_kmers was given
+    bool capped = false;                 // max_memory made it smaller than the rule
+    std::string sizing;                  // the rule and its numbers, in words
+    double design_collision_rate = 0;    // model rate at the design keys
+    CountMinSketch::Fill fill;           // at the end
+  } sketch;
+
+  struct Solid {
+    bool used = false;
+    std::string source;             // "first pass" or the file
+    uint64_t kmers = 0;             // k-mers known with count >= min_count
+    uint64_t bytes = 0;             // memory of their table
+    double expected_leaked = 0;     // first pass: weak k-mers expected to pass as solid
+    double seconds = 0;
+  } solid;
+
+  std::vector<double> pass_seconds;
+  // Busy time of the stages of the filtering pass: workers (summed over
+  // threads), the ordered decider, the writer (sink included). The decider
+  // is serial: when its time nears the pass time, it is the bottleneck.
+  double prepare_seconds = 0, decide_seconds = 0, write_seconds = 0;
+};
+
+// Receives kept records, formatted, in input order, as chunks of whole
+// records; stream 0 is the first (or only) output, stream 1 mate 2's. Called
+// from one thread at a time; may throw (the run stops and rethrows).
+using ReadFilterSink = std::function<void(unsigned stream, std::string_view records)>;
+
+struct ReadFilterHooks {
+  std::function<void(const std::string&)> log;   // details for -v
+  std::function<void(const std::string&)> info;  // notes a user should see
+};
+
+ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilterSink& sink, const ReadFilterHooks& hooks = {});
+
+// Name of a read up to its first space or tab, without a trailing "/1" or "/2".
+std::string_view mate_base_name(std::string_view name) noexcept;
+
+// Estimated bases of one input (see the sizing rule above); 0 for a stream.
+// Reads up to 16 Mbp of it. Throws InputError like SequenceReader.
+uint64_t estimate_input_bases(const std::string& path);
+
+// The sizing rule: keys for the sketch from options and estimated bases.
+uint64_t sketch_keys_for_input(const ReadFilterOptions& options, uint64_t input_bases) noexcept;
+
+}  // namespace kmerbloom

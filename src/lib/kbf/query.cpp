@@ -1,0 +1,344 @@
+// Filter files, the parts that read text: queries of reads and of k-mer
+// lists, merging of count files and histograms.
+#include <algorithm>
+#include <charconv>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <queue>
+
+#include "io/decompress.hpp"
+#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/kbf/kbf.hpp"
+#include "kmerbloom/kmer/hash.hpp"
+#include "kmerbloom/kmer/kmer.hpp"
+
+namespace kmerbloom {
+namespace {
+
+constexpr size_t kAhead = 16;  // prefetch distance in keys
+
+std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// Lines of a plain or gzip file, '\r\n' or '\n' ended; a view stays valid until the next call.
+class LineReader {
+ public:
+  LineReader(const std::string& path, size_t buffer)
+      : display_(display_name(path)), src_(path, display_), buf_(std::max<size_t>(buffer, 4096)) {}
+  bool next(std::string_view& line) {
+    for (;;) {
+      const char* nl = static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));
+      if (nl || (eof_ && begin_ < end_)) {
+        const size_t stop = nl ? static_cast<size_t>(nl - buf_.data()) : end_;
+        line = std::string_view(buf_.data() + begin_, stop - begin_);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        begin_ = std::min(stop + 1, end_);
+        ++line_;
+        return true;
+      }
+      if (eof_) return false;
+      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+      if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // a very long line
+      const size_t n = src_.read(buf_.data() + end_, buf_.size() - end_);
+      end_ += n;
+      eof_ = n == 0;
+    }
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(display_ + ": line " + std::to_string(line_) + ": " + what);
+  }
+
+ private:
+  std::string display_;
+  detail::ByteSource src_;
+  std::vector<char> buf_;
+  size_t begin_ = 0, end_ = 0;
+  uint64_t line_ = 0;
+  bool eof_ = false;
+};
+
+std::string_view first_field(std::string_view s) { return s.substr(0, s.find_first_of(" \t")); }
+
+}  // namespace
+
+// --------------------------------------------------------------------- query
+
+void QueryOptions::validate() const {
+  if (inputs.empty()) throw std::invalid_argument("no input files");
+  if (!(threshold >= 0 && threshold <= 1)) throw std::invalid_argument("--threshold must be in [0, 1]");
+  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
+  if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
+}
+
+void check_query_k(const FilterMeta& meta, unsigned k) {
+  if (k != 0 && k != meta.k)
+    throw FilterMismatch("-k " + std::to_string(k) + " differs from the filter's k = " + std::to_string(meta.k) +
+                         " (leave -k out to use the filter's)");
+}
+
+namespace {
+
+// Summary of the answers, fed in input order.
+struct Tally {
+  QuerySummary s;
+  double fraction_sum = 0;
+  void add(const ReadHits& r) {
+    ++s.reads;
+    s.kmers += r.kmers;
+    s.kmers_present += r.present;
+    if (r.kmers == 0) return;
+    ++s.reads_with_kmers;
+    fraction_sum += r.fraction();
+    s.reads_hit += r.fraction() >= s.threshold;
+  }
+  QuerySummary done() {
+    s.mean_fraction = s.reads_with_kmers ? fraction_sum / static_cast<double>(s.reads_with_kmers) : 0.0;
+    return s;
+  }
+};
+
+// One batch's answers, kept until its turn to be written comes.
+struct BatchHits {
+  std::string names;
+  std::vector<uint32_t> name_len;
+  std::vector<uint64_t> kmers, present;
+};
+
+// Hands batches' results to `emit` in serial order. A worker whose batch is
+// `window` or more ahead of the next one waits, so memory stays bounded.
+class Reorder {
+ public:
+  explicit Reorder(uint64_t window) : window_(window) {}
+  template <class Emit>
+  void deliver(uint64_t serial, BatchHits hits, Emit&& emit) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return failed_ || serial < next_ + window_; });
+    if (failed_) return;
+    pending_.emplace(serial, std::move(hits));
+    try {
+      for (auto it = pending_.find(next_); it != pending_.end(); it = pending_.find(next_)) {
+        emit(it->second);
+        pending_.erase(it);
+        ++next_;
+      }
+    } catch (...) {
+      failed_ = true;
+      cv_.notify_all();
+      throw;
+    }
+    cv_.notify_all();
+  }
+  void fail() {
+    std::lock_guard lock(mu_);
+    failed_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, BatchHits> pending_;
+  uint64_t next_ = 0, window_;
+  bool failed_ = false;
+};
+
+template <class W>
+QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
+                        const std::function<void(const ReadHits&)>& on_read, const FilterHooks& hooks) {
+  const KmerShape<W> shape(lf.meta.k, lf.meta.canonical);
+  const ScalableBloom& filter = lf.filter;
+  const uint64_t seed = lf.meta.seed;
+  Tally tally{.s = {.threshold = o.threshold}};
+  Reorder reorder(4 * uint64_t{o.threads} + 4);
+  std::vector<std::vector<uint64_t>> scratch(o.threads);
+  PipelineOptions popt;
+  popt.workers = o.threads;
+  popt.batch_bases = o.batch_bases;
+  run_pipeline(o.inputs, popt, [&](const RecordBatch& b, unsigned id) {
+    try {
+      BatchHits hits;
+      std::vector<uint64_t>& h = scratch[id];
+      h.clear();
+      hits.kmers.resize(b.size());
+      hits.present.assign(b.size(), 0);
+      for (size_t i = 0; i < b.size(); ++i) {
+        const std::string_view name = first_field(b.name(i));
+        hits.names.append(name);
+        hits.name_len.push_back(static_cast<uint32_t>(name.size()));
+        const size_t before = h.size();
+        for_each_kmer(b.seq(i), shape, [&](W km) { h.push_back(hash_kmer(km, seed)); });
+        hits.kmers[i] = h.size() - before;
+      }
+      size_t read = 0, left = b.size() ? hits.kmers[0] : 0;
+      for (size_t i = 0; i < h.size(); ++i) {
+        while (left == 0) left = hits.kmers[++read];
+        if (i + kAhead < h.size()) filter.prefetch(h[i + kAhead]);
+        hits.present[read] += filter.contains(h[i]);
+        --left;
+      }
+      reorder.deliver(b.serial, std::move(hits), [&](const BatchHits& done) {
+        size_t off = 0;
+        for (size_t i = 0; i < done.kmers.size(); ++i) {
+          const ReadHits r{std::string_view(done.names).substr(off, done.name_len[i]), done.kmers[i], done.present[i]};
+          off += done.name_len[i];
+          tally.add(r);
+          on_read(r);
+        }
+      });
+    } catch (...) {
+      reorder.fail();
+      throw;
+    }
+  }, hooks.progress);
+  return tally.done();
+}
+
+}  // namespace
+
+QuerySummary query_reads(const LoadedFilter& filter, const QueryOptions& options,
+                         const std::function<void(const ReadHits&)>& on_read, const FilterHooks& hooks) {
+  options.validate();
+  check_query_k(filter.meta, options.k);
+  return dispatch_kmer_width(filter.meta.k, [&]<class W>() { return query_with<W>(filter, options, on_read, hooks); });
+}
+
+QuerySummary query_kmer_list(const LoadedFilter& lf, const std::string& path, double threshold,
+                             const std::function<void(std::string_view kmer, bool present)>& on_kmer) {
+  if (!(threshold >= 0 && threshold <= 1)) throw std::invalid_argument("--threshold must be in [0, 1]");
+  const unsigned k = lf.meta.k;
+  Tally tally{.s = {.threshold = threshold}};
+  LineReader in(path, size_t{1} << 20);
+  dispatch_kmer_width(k, [&]<class W>() {
+    std::string_view line;
+    while (in.next(line)) {
+      if (line.empty() || line[0] == '>') continue;
+      const std::string_view text = first_field(line);
+      if (text.size() != k)
+        in.fail("k-mer of " + std::to_string(text.size()) + " bases, the filter's k is " + std::to_string(k));
+      W km;
+      try {
+        km = encode_kmer<W>(text);
+      } catch (const std::invalid_argument& e) {
+        in.fail(e.what());
+      }
+      if (lf.meta.canonical) km = std::min(km, reverse_complement(km, k));
+      const bool present = lf.filter.contains(hash_kmer(km, lf.meta.seed));
+      tally.add(ReadHits{text, 1, present ? 1u : 0u});
+      on_kmer(text, present);
+    }
+  });
+  return tally.done();
+}
+
+// ----------------------------------------------------- merge counting results
+
+namespace {
+
+// Takes an unsigned decimal, after blanks, off the front of s.
+bool take_uint(std::string_view& s, uint64_t& v) {
+  s.remove_prefix(std::min(s.size(), s.find_first_not_of(" \t")));
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end == s.data()) return false;
+  s.remove_prefix(static_cast<size_t>(end - s.data()));
+  return true;
+}
+
+struct CountCursor {
+  CountCursor(const std::string& path, size_t buffer) : in(path, buffer) {}
+  LineReader in;
+  std::string kmer;
+  uint64_t count = 0;
+  bool done = false;
+
+  // Reads the next k-mer line; the first line read sets k for all files.
+  void advance(unsigned& k, uint64_t& lines) {
+    std::string_view line;
+    do {
+      if (!in.next(line)) {
+        done = true;
+        return;
+      }
+    } while (line.empty());
+    if (line[0] == '>') in.fail("FASTA record: merge-counts reads KMER<TAB>COUNT lines (count --format tsv)");
+    const std::string_view km = first_field(line);
+    std::string_view rest = line.substr(km.size());
+    if (rest.empty()) in.fail("expected KMER<TAB>COUNT");
+    if (k == 0) k = static_cast<unsigned>(km.size());
+    if (km.size() != k) in.fail("k-mer of " + std::to_string(km.size()) + " bases, the first has " + std::to_string(k));
+    if (!take_uint(rest, count) || !rest.empty())
+      in.fail("count is not an unsigned integer: '" + std::string(line) + "'");
+    if (km < kmer)
+      in.fail("k-mers out of order (" + std::string(km) + " after " + kmer +
+              "): inputs must be sorted as count writes them");
+    kmer.assign(km);
+    ++lines;
+  }
+};
+
+}  // namespace
+
+MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint64_t min_count,
+                                    const std::function<void(std::string_view, uint64_t)>& sink) {
+  if (inputs.empty()) throw std::invalid_argument("no input files");
+  MergeCountsResult r;
+  std::vector<std::unique_ptr<CountCursor>> cur;
+  for (const auto& p : inputs) cur.push_back(std::make_unique<CountCursor>(p, (size_t{16} << 20) / inputs.size()));
+  const auto later = [&](size_t a, size_t b) { return std::tie(cur[a]->kmer, a) > std::tie(cur[b]->kmer, b); };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heap(later);
+  for (size_t i = 0; i < cur.size(); ++i) {
+    cur[i]->advance(r.k, r.lines);
+    if (!cur[i]->done) heap.push(i);
+  }
+  std::string key;
+  while (!heap.empty()) {
+    key = cur[heap.top()]->kmer;
+    uint64_t sum = 0;
+    while (!heap.empty() && cur[heap.top()]->kmer == key) {  // equal k-mers of every file, then the next
+      const size_t i = heap.top();
+      heap.pop();
+      sum = cur[i]->count > UINT64_MAX - sum ? UINT64_MAX : sum + cur[i]->count;
+      cur[i]->advance(r.k, r.lines);
+      if (!cur[i]->done) heap.push(i);
+    }
+    if (sum >= min_count) {
+      sink(key, sum);
+      ++r.kmers_out;
+    }
+  }
+  return r;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> sum_histograms(const std::vector<std::string>& inputs) {
+  if (inputs.empty()) throw std::invalid_argument("no input files");
+  std::vector<std::pair<uint64_t, uint64_t>> total;
+  const std::string same = ": histograms must come from the same --histo-max";
+  for (size_t f = 0; f < inputs.size(); ++f) {
+    LineReader in(inputs[f], size_t{1} << 16);
+    std::string_view line;
+    size_t row = 0;
+    for (uint64_t c = 0, n = 0; in.next(line);) {
+      std::string_view rest = line;
+      if (rest.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
+      if (!take_uint(rest, c) || !take_uint(rest, n) || rest.find_first_not_of(" \t") != std::string_view::npos)
+        in.fail("expected 'COUNT FREQUENCY', got '" + std::string(line) + "'");
+      if (f == 0) {
+        total.emplace_back(c, n);
+      } else if (row >= total.size() || total[row].first != c) {
+        in.fail("row " + std::to_string(row + 1) + " is COUNT " + std::to_string(c) + ", " + display_name(inputs[0]) +
+                (row < total.size() ? " has " + std::to_string(total[row].first) : " has no such row") + same);
+      } else {
+        total[row].second += n;
+      }
+      ++row;
+    }
+    if (row != total.size())
+      in.fail(std::to_string(row) + " rows, " + display_name(inputs[0]) + " has " + std::to_string(total.size()) +
+              same);
+  }
+  return total;
+}
+
+}  // namespace kmerbloom

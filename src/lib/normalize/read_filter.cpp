@@ -1,0 +1,284 @@
+// filter_reads: options, sketch sizing, the solid k-mers (first pass or a
+// `kmerbloom count` file), then the stages of filter_stages.cpp.
+#include "kmerbloom/normalize/read_filter.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "io/decompress.hpp"
+#include "kmerbloom/count/count_table.hpp"
+#include "kmerbloom/count/counter.hpp"
+#include "kmerbloom/format.hpp"
+#include "kmerbloom/kmer/kmer.hpp"
+#include "normalize/filter_stages.hpp"
+
+namespace kmerbloom {
+namespace {
+
+constexpr uint64_t kSampleBases = uint64_t{16} << 20;
+
+using detail::seconds_since;
+
+// stdin, a pipe, a device: what cannot be read twice. A missing file or a
+// directory is not a stream: the reader reports those.
+bool is_stream(const std::string& path) {
+  if (path == "-") return true;
+  std::error_code ec;
+  const auto t = std::filesystem::status(path, ec).type();
+  if (ec) return false;
+  using std::filesystem::file_type;
+  return t == file_type::fifo || t == file_type::character || t == file_type::socket || t == file_type::block;
+}
+
+std::string human_bytes(uint64_t b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double x = static_cast<double>(b);
+  int u = 0;
+  while (x >= 1024 && u < 4) {
+    x /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", x, unit[u]);
+  return buf;
+}
+
+uint32_t saturate32(uint64_t c) {
+  return static_cast<uint32_t>(std::min<uint64_t>(c, std::numeric_limits<uint32_t>::max()));
+}
+
+// Reads `kmerbloom count` output: "KMER<TAB>COUNT" lines, or ">COUNT" / "KMER"
+// records; plain or gzip. Every k-mer goes into the table in canonical form
+// (counts of the two orientations add up, so --no-canonical output works too).
+template <class W>
+void load_solid_file(const std::string& path, unsigned k, CountTable<W>& table) {
+  const std::string name = display_name(path);
+  detail::ByteSource src(path, name);
+  uint64_t line_no = 0;
+  uint64_t pending = 0;  // FASTA form: count from the last ">" line
+  bool have_pending = false;
+  auto bad = [&](const std::string& what) {
+    throw InputError(name + ": line " + std::to_string(line_no) + ": " + what);
+  };
+  auto parse_count = [&](std::string_view s) {
+    uint64_t c = 0;
+    const auto res = std::from_chars(s.data(), s.data() + s.size(), c);
+    if (s.empty() || res.ec != std::errc() || res.ptr != s.data() + s.size())
+      bad("count '" + std::string(s) + "' is not a whole number");
+    return c;
+  };
+  auto add = [&](std::string_view kmer, uint64_t count) {
+    if (kmer.size() != k)
+      bad("k-mer of length " + std::to_string(kmer.size()) + ", but -k is " + std::to_string(k));
+    W km{};
+    try {
+      km = encode_kmer<W>(kmer);
+    } catch (const std::invalid_argument& e) {
+      bad(std::string("bad k-mer: ") + e.what());
+    }
+    const W rc = reverse_complement(km, k);
+    table.add(std::min(km, rc), saturate32(count));
+  };
+  auto on_line = [&](std::string_view line) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) return;
+    if (line[0] == '>') {
+      if (have_pending) bad("'>' line without a k-mer after the one before");
+      pending = parse_count(line.substr(1));
+      have_pending = true;
+    } else if (have_pending) {
+      add(line, pending);
+      have_pending = false;
+    } else {
+      const size_t tab = line.find('\t');
+      if (tab == std::string_view::npos) bad("expected KMER<TAB>COUNT (kmerbloom count output)");
+      add(line.substr(0, tab), parse_count(line.substr(tab + 1)));
+    }
+  };
+  std::string buf(size_t{1} << 20, '\0'), carry;
+  for (;;) {
+    const size_t n = src.read(buf.data(), buf.size());
+    if (n == 0) break;
+    std::string_view data(buf.data(), n);
+    size_t start = 0;
+    for (size_t nl; (nl = data.find('\n', start)) != std::string_view::npos; start = nl + 1) {
+      if (!carry.empty()) {
+        carry.append(data.substr(start, nl - start));
+        on_line(carry);
+        carry.clear();
+      } else {
+        on_line(data.substr(start, nl - start));
+      }
+    }
+    carry.append(data.substr(start));
+  }
+  if (!carry.empty()) on_line(carry);
+  if (have_pending) bad("'>' line without a k-mer (file ends)");
+}
+
+template <class W>
+std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const ReadFilterHooks& hooks, ReadFilterResult& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto table = std::make_unique<CountTable<W>>(0);
+  ReadFilterResult::Solid& s = r.solid;
+  s.used = true;
+  if (!o.solid_path.empty()) {
+    s.source = o.solid_path;
+    load_solid_file(o.solid_path, o.k, *table);
+  } else {
+    s.source = "first pass (kmerbloom count --one-pass)";
+    CountOptions co;
+    co.inputs = o.inputs;
+    co.k = o.k;
+    co.canonical = true;
+    co.min_count = o.min_count;
+    co.threads = o.threads;
+    co.one_pass = true;
+    CountHooks ch;
+    ch.log = hooks.log;
+    const CountResult cr = count_kmers(
+        co, [&](std::string_view km, uint64_t c) { table->add(encode_kmer<W>(km), saturate32(c)); }, ch);
+    s.expected_leaked = cr.bloom.expected_leaked;
+  }
+  table->for_each([&](W, uint32_t c) { s.kmers += c >= o.min_count; });
+  s.bytes = table->bytes();
+  s.seconds = seconds_since(t0);
+  r.pass_seconds.push_back(s.seconds);
+  if (hooks.log)
+    hooks.log("solid k-mers (count >= " + std::to_string(o.min_count) + "): " + std::to_string(s.kmers) + " from " +
+              s.source + ", " + human_bytes(s.bytes));
+  return table;
+}
+
+std::unique_ptr<CountMinSketch> make_sketch(const ReadFilterOptions& o, const ReadFilterHooks& hooks, ReadFilterResult& r) {
+  ReadFilterResult::Sketch& s = r.sketch;
+  s.used = true;
+  uint64_t bases = 0;
+  if (!o.expected_kmers) {
+    for (const auto& p : o.inputs) {
+      const uint64_t b = estimate_input_bases(p);
+      bases += b ? b : kStreamBasesAssumed;
+      if (!b && hooks.info)
+        hooks.info("input size of " + display_name(p) + " unknown (a stream): sketch sized for " +
+                   std::to_string(kStreamBasesAssumed) + " bases; --expected or --max-memory size it");
+    }
+    s.estimated_input_bases = bases;
+  }
+  s.design_keys = sketch_keys_for_input(o, bases);
+  const uint64_t want = CountMinSketch::blocks_for_keys(s.design_keys);
+  const uint64_t lo = kMinSketchBytes / CountMinSketch::kBlockBytes;
+  const uint64_t hi = std::min(o.max_memory / CountMinSketch::kBlockBytes, CountMinSketch::kMaxBlocks);
+  const uint64_t blocks = std::clamp(want, lo, std::max(lo, hi));
+  s.capped = blocks < want;
+  auto sketch = std::make_unique<CountMinSketch>(blocks);
+  s.blocks = blocks;
+  s.bytes = sketch->bytes();
+  s.design_collision_rate = CountMinSketch::expected_collision_rate(s.design_keys, blocks);
+  s.sizing = (o.expected_kmers ? "--expected " + std::to_string(o.expected_kmers) + " keys"
+                               : std::to_string(bases) + " input bases (estimated) / " +
+                                     std::to_string(kBasesPerSketchKey) + " = " + std::to_string(s.design_keys) +
+                                     " keys") +
+             " at " + std::to_string(static_cast<int>(CountMinSketch::kKeysPerBlock)) + " keys per 64-byte block" +
+             (s.capped ? ", capped by --max-memory" : "") + ": " + std::to_string(blocks) + " blocks, " +
+             human_bytes(s.bytes);
+  if (hooks.log)
+    hooks.log("sketch: " + s.sizing + "; model collision rate at that load " +
+              std::to_string(s.design_collision_rate));
+  if (s.capped && hooks.info)
+    hooks.info("sketch capped at " + human_bytes(s.bytes) + " by --max-memory (the rule asked for " +
+               human_bytes(want * CountMinSketch::kBlockBytes) + "); expected collision rate " +
+               std::to_string(s.design_collision_rate));
+  return sketch;
+}
+
+template <class W>
+ReadFilterResult run_filter(const ReadFilterOptions& o, const ReadFilterSink& sink, const ReadFilterHooks& hooks) {
+  ReadFilterResult r;
+  std::unique_ptr<CountTable<W>> solid;
+  if (o.weak != WeakMode::none) solid = solid_kmers<W>(o, hooks, r);
+  std::unique_ptr<CountMinSketch> sketch;
+  if (o.normalize) sketch = make_sketch(o, hooks, r);
+  const auto t0 = std::chrono::steady_clock::now();
+  detail::run_filter_stages<W>(o, sketch.get(), solid.get(), sink, r);
+  r.pass_seconds.push_back(seconds_since(t0));
+  if (sketch) {
+    r.sketch.fill = sketch->fill();
+    if (r.sketch.fill.collision_rate > 0.05 && hooks.info)
+      hooks.info("the abundance sketch is crowded (collision rate " + std::to_string(r.sketch.fill.collision_rate) +
+                 "): counts run high and a few reads may be dropped too early; raise --max-memory or --expected");
+  }
+  return r;
+}
+
+}  // namespace
+
+void ReadFilterOptions::validate() const {
+  auto bad = [](const std::string& s) { throw std::invalid_argument(s); };
+  if (inputs.empty()) bad("no input files");
+  if (k < 1 || k > kMaxK) bad("-k must be between 1 and " + std::to_string(kMaxK) + ", got " + std::to_string(k));
+  if (threads < 1) bad("--threads must be at least 1");
+  if (batch_bases < 1) bad("batch size must be at least 1 base");
+  if (paired_files && interleaved) bad("two mate files and --interleaved exclude each other");
+  if (paired_files && inputs.size() != 2)
+    bad("paired files need exactly two inputs (R1 R2), got " + std::to_string(inputs.size()));
+  if (split_mates && !interleaved && !paired_files) bad("a mate 2 output needs paired input");
+  if (normalize && (target_coverage < 1 || target_coverage > CountMinSketch::kMaxCount))
+    bad("--target-coverage must be between 1 and " + std::to_string(CountMinSketch::kMaxCount) + ", got " +
+        std::to_string(target_coverage));
+  if (!normalize && weak == WeakMode::none) bad("nothing to do: --no-normalize needs --drop-weak or --trim-weak");
+  if (weak != WeakMode::none && min_count < 2) bad("--min-count must be at least 2");
+  if (!solid_path.empty() && weak == WeakMode::none) bad("--solid needs --drop-weak or --trim-weak");
+  if (weak != WeakMode::none && solid_path.empty())
+    for (const auto& p : inputs)
+      if (is_stream(p))
+        bad("--drop-weak / --trim-weak read the input twice, and " + display_name(p) +
+            " is a stream: give files, or the solid k-mers with --solid");
+  if (normalize && max_memory < kMinSketchBytes)
+    bad("--max-memory must be at least " + std::to_string(kMinSketchBytes) + " bytes");
+}
+
+std::string_view mate_base_name(std::string_view name) noexcept {
+  const size_t ws = name.find_first_of(" \t");
+  if (ws != std::string_view::npos) name = name.substr(0, ws);
+  if (name.size() >= 2 && name[name.size() - 2] == '/' && (name.back() == '1' || name.back() == '2'))
+    name.remove_suffix(2);
+  return name;
+}
+
+uint64_t estimate_input_bases(const std::string& path) {
+  if (is_stream(path)) return 0;  // reading it here would consume it
+  SequenceReader rd(path);
+  if (rd.raw_size() == 0) return 0;
+  RecordBatch b;
+  uint64_t bases = 0;
+  bool finished = false;
+  while (bases < kSampleBases) {
+    if (!rd.next_batch(b, uint64_t{1} << 20)) {
+      finished = true;
+      break;
+    }
+    bases += b.bases;
+  }
+  if (finished || rd.raw_bytes_read() == 0) return bases;
+  const double per_byte = static_cast<double>(bases) / static_cast<double>(rd.raw_bytes_read());
+  return static_cast<uint64_t>(std::llround(per_byte * static_cast<double>(rd.raw_size())));
+}
+
+uint64_t sketch_keys_for_input(const ReadFilterOptions& options, uint64_t input_bases) noexcept {
+  if (options.expected_kmers) return options.expected_kmers;
+  return input_bases / kBasesPerSketchKey;
+}
+
+ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilterSink& sink, const ReadFilterHooks& hooks) {
+  options.validate();
+  return dispatch_kmer_width(options.k, [&]<class W>() { return run_filter<W>(options, sink, hooks); });
+}
+
+}  // namespace kmerbloom
