@@ -1,12 +1,25 @@
-// Small formatting helpers shared by the library and the command line: the
-// name of an input in messages. Pure functions, safe from any thread.
+// Numbers and names for people, one place for the library and the command
+// line: the name of an input in messages, counts, sizes, durations. Pure
+// functions of their arguments, safe from any thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace kmerbloom {
 
 // The name of an input or output in messages: the path, "<stdin>" for "-".
 inline std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// "0:42", "12:03", "1:02:03" (seconds, rounded; negative or NaN reads 0).
+std::string format_duration(double seconds);
+// "812", "12.3 k", "4.56 M", "1.20 G" (decimal, 3 significant digits).
+std::string format_quantity(double v);
+// "28,680,676".
+std::string format_count(uint64_t v);
+// "50.7 MiB": binary units, for memory and file sizes in bytes.
+std::string format_bytes(double bytes);
+// "4.93 Mb": sequence length in bases, decimal units.
+std::string format_bases(double bases);
 
 }  // namespace kmerbloom

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/pipeline.hpp"
 
 namespace kmerbloom {
@@ -59,15 +60,6 @@ struct ProgressSnapshot {
 // The text of the progress line (no control characters), at most `width`
 // characters: the least important fields are dropped first.
 std::string format_progress(const ProgressSnapshot& s, size_t width = 200);
-// "0:42", "12:03", "1:02:03".
-std::string format_duration(double seconds);
-// "812", "12.3 k", "4.56 M", "1.20 G" (decimal, 3 significant digits).
-std::string format_quantity(double v);
-// Numbers for people, shared with the report: "28,680,676"; "50.7 MiB"
-// (binary units, for memory); "4.93 Mb" (sequence length in bases).
-std::string format_count(uint64_t v);
-std::string format_bytes(double bytes);
-std::string format_bases(double bases);
 
 // Whether to show progress on `out`: force > 0 on, force < 0 off, 0 only if
 // out is a terminal.

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "io/decompress.hpp"
+#include "kmerbloom/format.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -287,9 +288,7 @@ struct SequenceReader::Impl {
 };
 
 SequenceReader::SequenceReader(const std::string& path)
-    : impl_(std::make_unique<Impl>(path, path == "-"    ? "<stdin>"
-                                         : path.empty() ? "(empty path)"
-                                                        : path)) {}
+    : impl_(std::make_unique<Impl>(path, path.empty() ? "(empty path)" : display_name(path))) {}
 
 SequenceReader::~SequenceReader() = default;
 

@@ -5,8 +5,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/output.hpp"
-#include "kmerbloom/io/progress.hpp"
 
 namespace kmerbloom {
 namespace {
