@@ -35,6 +35,7 @@
 #include "kmerbloom/bloom/bloom_file.hpp"
 #include "kmerbloom/count/counter.hpp"
 #include "kmerbloom/error.hpp"
+#include "kmerbloom/io/histogram_file.hpp"
 #include "kmerbloom/io/pipeline.hpp"
 
 namespace kmerbloom {
@@ -212,10 +213,6 @@ struct MergeCountsResult {
 MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint64_t min_count,
                                     const std::function<void(std::string_view kmer, uint64_t count)>& sink);
 
-// Adds histograms (`COUNT FREQUENCY` rows, space or tab separated, as count
-// --histo writes them) row by row. Every file must list the same COUNT
-// values in the same order (histograms of the same --histo-max); otherwise
-// InputError names the file and row. Returns (COUNT, summed FREQUENCY) rows.
-std::vector<std::pair<uint64_t, uint64_t>> sum_histograms(const std::vector<std::string>& inputs);
+// sum_histograms, the other half of merge-counts: io/histogram_file.hpp.
 
 }  // namespace kmerbloom

@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kmerbloom/io/histogram_file.hpp"  // read_histogram_file
+
 namespace kmerbloom {
 
 struct SpectrumOptions {
@@ -85,9 +87,6 @@ nlohmann::json spectrum_json(const SpectrumAnalysis& a);
 nlohmann::json histogram_rows_json(const std::vector<uint64_t>& histogram);
 // Inverse of histogram_rows_json. Throws std::invalid_argument on malformed rows.
 std::vector<uint64_t> histogram_from_rows(const nlohmann::json& rows);
-// Reads a histogram in jellyfish histo form ("COUNT FREQUENCY" per line,
-// space or tab separated). Throws InputError naming the file and line.
-std::vector<uint64_t> read_histogram_file(const std::string& path);
 // What a kmerbloom --stats object says about its histogram (overflow row,
 // estimated row 1, total k-mers); fields that are absent keep the defaults.
 SpectrumOptions spectrum_options_from_stats(const nlohmann::json& stats, const std::vector<uint64_t>& histogram);

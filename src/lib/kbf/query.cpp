@@ -1,14 +1,14 @@
 // Filter files, the parts that read text: queries of reads and of k-mer
-// lists, merging of count files and histograms.
+// lists, merging of count files.
 #include <algorithm>
-#include <charconv>
 #include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <queue>
 
-#include "io/decompress.hpp"
+#include "kmerbloom/io/count_file.hpp"
+#include "kmerbloom/io/line_reader.hpp"
 #include "kmerbloom/io/reader.hpp"
 #include "kmerbloom/kbf/kbf.hpp"
 #include "kmerbloom/kmer/hash.hpp"
@@ -18,47 +18,6 @@ namespace kmerbloom {
 namespace {
 
 constexpr size_t kAhead = 16;  // prefetch distance in keys
-
-std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
-
-// Lines of a plain or gzip file, '\r\n' or '\n' ended; a view stays valid until the next call.
-class LineReader {
- public:
-  LineReader(const std::string& path, size_t buffer)
-      : display_(display_name(path)), src_(path, display_), buf_(std::max<size_t>(buffer, 4096)) {}
-  bool next(std::string_view& line) {
-    for (;;) {
-      const char* nl = static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));
-      if (nl || (eof_ && begin_ < end_)) {
-        const size_t stop = nl ? static_cast<size_t>(nl - buf_.data()) : end_;
-        line = std::string_view(buf_.data() + begin_, stop - begin_);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        begin_ = std::min(stop + 1, end_);
-        ++line_;
-        return true;
-      }
-      if (eof_) return false;
-      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
-      end_ -= begin_;
-      begin_ = 0;
-      if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // a very long line
-      const size_t n = src_.read(buf_.data() + end_, buf_.size() - end_);
-      end_ += n;
-      eof_ = n == 0;
-    }
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(display_ + ": line " + std::to_string(line_) + ": " + what);
-  }
-
- private:
-  std::string display_;
-  detail::ByteSource src_;
-  std::vector<char> buf_;
-  size_t begin_ = 0, end_ = 0;
-  uint64_t line_ = 0;
-  bool eof_ = false;
-};
 
 std::string_view first_field(std::string_view s) { return s.substr(0, s.find_first_of(" \t")); }
 
@@ -237,43 +196,28 @@ QuerySummary query_kmer_list(const LoadedFilter& lf, const std::string& path, do
 
 namespace {
 
-// Takes an unsigned decimal, after blanks, off the front of s.
-bool take_uint(std::string_view& s, uint64_t& v) {
-  s.remove_prefix(std::min(s.size(), s.find_first_not_of(" \t")));
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end == s.data()) return false;
-  s.remove_prefix(static_cast<size_t>(end - s.data()));
-  return true;
-}
-
 struct CountCursor {
-  CountCursor(const std::string& path, size_t buffer) : in(path, buffer) {}
-  LineReader in;
+  CountCursor(const std::string& path, size_t buffer) : in(open_count_file(path, {false, buffer})) {}
+  std::unique_ptr<CountFileReader> in;
   std::string kmer;
   uint64_t count = 0;
   bool done = false;
 
-  // Reads the next k-mer line; the first line read sets k for all files.
+  // Reads the next record; the first one read sets k for all files.
   void advance(unsigned& k, uint64_t& lines) {
-    std::string_view line;
-    do {
-      if (!in.next(line)) {
-        done = true;
-        return;
-      }
-    } while (line.empty());
-    if (line[0] == '>') in.fail("FASTA record: merge-counts reads KMER<TAB>COUNT lines (count --format tsv)");
-    const std::string_view km = first_field(line);
-    std::string_view rest = line.substr(km.size());
-    if (rest.empty()) in.fail("expected KMER<TAB>COUNT");
-    if (k == 0) k = static_cast<unsigned>(km.size());
-    if (km.size() != k) in.fail("k-mer of " + std::to_string(km.size()) + " bases, the first has " + std::to_string(k));
-    if (!take_uint(rest, count) || !rest.empty())
-      in.fail("count is not an unsigned integer: '" + std::string(line) + "'");
-    if (km < kmer)
-      in.fail("k-mers out of order (" + std::string(km) + " after " + kmer +
-              "): inputs must be sorted as count writes them");
-    kmer.assign(km);
+    KmerCount r;
+    if (!in->next(r)) {
+      done = true;
+      return;
+    }
+    if (k == 0) k = static_cast<unsigned>(r.kmer.size());
+    if (r.kmer.size() != k)
+      in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the first has " + std::to_string(k));
+    if (r.kmer < kmer)
+      in->fail("k-mers out of order (" + std::string(r.kmer) + " after " + kmer +
+               "): inputs must be sorted as count writes them");
+    kmer.assign(r.kmer);
+    count = r.count;
     ++lines;
   }
 };
@@ -309,36 +253,6 @@ MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint
     }
   }
   return r;
-}
-
-std::vector<std::pair<uint64_t, uint64_t>> sum_histograms(const std::vector<std::string>& inputs) {
-  if (inputs.empty()) throw std::invalid_argument("no input files");
-  std::vector<std::pair<uint64_t, uint64_t>> total;
-  const std::string same = ": histograms must come from the same --histo-max";
-  for (size_t f = 0; f < inputs.size(); ++f) {
-    LineReader in(inputs[f], size_t{1} << 16);
-    std::string_view line;
-    size_t row = 0;
-    for (uint64_t c = 0, n = 0; in.next(line);) {
-      std::string_view rest = line;
-      if (rest.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
-      if (!take_uint(rest, c) || !take_uint(rest, n) || rest.find_first_not_of(" \t") != std::string_view::npos)
-        in.fail("expected 'COUNT FREQUENCY', got '" + std::string(line) + "'");
-      if (f == 0) {
-        total.emplace_back(c, n);
-      } else if (row >= total.size() || total[row].first != c) {
-        in.fail("row " + std::to_string(row + 1) + " is COUNT " + std::to_string(c) + ", " + display_name(inputs[0]) +
-                (row < total.size() ? " has " + std::to_string(total[row].first) : " has no such row") + same);
-      } else {
-        total[row].second += n;
-      }
-      ++row;
-    }
-    if (row != total.size())
-      in.fail(std::to_string(row) + " rows, " + display_name(inputs[0]) + " has " + std::to_string(total.size()) +
-              same);
-  }
-  return total;
 }
 
 }  // namespace kmerbloom

@@ -3,7 +3,6 @@
 #include "kmerbloom/normalize/read_filter.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -11,10 +10,10 @@
 #include <memory>
 #include <stdexcept>
 
-#include "io/decompress.hpp"
 #include "kmerbloom/count/count_table.hpp"
 #include "kmerbloom/count/counter.hpp"
 #include "kmerbloom/format.hpp"
+#include "kmerbloom/io/count_file.hpp"
 #include "kmerbloom/kmer/kmer.hpp"
 #include "normalize/filter_stages.hpp"
 
@@ -36,91 +35,28 @@ bool is_stream(const std::string& path) {
   return t == file_type::fifo || t == file_type::character || t == file_type::socket || t == file_type::block;
 }
 
-std::string human_bytes(uint64_t b) {
-  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double x = static_cast<double>(b);
-  int u = 0;
-  while (x >= 1024 && u < 4) {
-    x /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", x, unit[u]);
-  return buf;
-}
-
 uint32_t saturate32(uint64_t c) {
   return static_cast<uint32_t>(std::min<uint64_t>(c, std::numeric_limits<uint32_t>::max()));
 }
 
-// Reads `kmerbloom count` output: "KMER<TAB>COUNT" lines, or ">COUNT" / "KMER"
-// records; plain or gzip. Every k-mer goes into the table in canonical form
-// (counts of the two orientations add up, so --no-canonical output works too).
+// Reads `kmerbloom count` output (io/count_file.hpp). Every k-mer goes into
+// the table in canonical form (counts of the two orientations add up, so
+// --no-canonical output works too).
 template <class W>
 void load_solid_file(const std::string& path, unsigned k, CountTable<W>& table) {
-  const std::string name = display_name(path);
-  detail::ByteSource src(path, name);
-  uint64_t line_no = 0;
-  uint64_t pending = 0;  // FASTA form: count from the last ">" line
-  bool have_pending = false;
-  auto bad = [&](const std::string& what) {
-    throw InputError(name + ": line " + std::to_string(line_no) + ": " + what);
-  };
-  auto parse_count = [&](std::string_view s) {
-    uint64_t c = 0;
-    const auto res = std::from_chars(s.data(), s.data() + s.size(), c);
-    if (s.empty() || res.ec != std::errc() || res.ptr != s.data() + s.size())
-      bad("count '" + std::string(s) + "' is not a whole number");
-    return c;
-  };
-  auto add = [&](std::string_view kmer, uint64_t count) {
-    if (kmer.size() != k)
-      bad("k-mer of length " + std::to_string(kmer.size()) + ", but -k is " + std::to_string(k));
+  const auto in = open_count_file(path, {true, size_t{1} << 20});
+  for (KmerCount r; in->next(r);) {
+    if (r.kmer.size() != k)
+      in->fail("k-mer of length " + std::to_string(r.kmer.size()) + ", but -k is " + std::to_string(k));
     W km{};
     try {
-      km = encode_kmer<W>(kmer);
+      km = encode_kmer<W>(r.kmer);
     } catch (const std::invalid_argument& e) {
-      bad(std::string("bad k-mer: ") + e.what());
+      in->fail(std::string("bad k-mer: ") + e.what());
     }
     const W rc = reverse_complement(km, k);
-    table.add(std::min(km, rc), saturate32(count));
-  };
-  auto on_line = [&](std::string_view line) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) return;
-    if (line[0] == '>') {
-      if (have_pending) bad("'>' line without a k-mer after the one before");
-      pending = parse_count(line.substr(1));
-      have_pending = true;
-    } else if (have_pending) {
-      add(line, pending);
-      have_pending = false;
-    } else {
-      const size_t tab = line.find('\t');
-      if (tab == std::string_view::npos) bad("expected KMER<TAB>COUNT (kmerbloom count output)");
-      add(line.substr(0, tab), parse_count(line.substr(tab + 1)));
-    }
-  };
-  std::string buf(size_t{1} << 20, '\0'), carry;
-  for (;;) {
-    const size_t n = src.read(buf.data(), buf.size());
-    if (n == 0) break;
-    std::string_view data(buf.data(), n);
-    size_t start = 0;
-    for (size_t nl; (nl = data.find('\n', start)) != std::string_view::npos; start = nl + 1) {
-      if (!carry.empty()) {
-        carry.append(data.substr(start, nl - start));
-        on_line(carry);
-        carry.clear();
-      } else {
-        on_line(data.substr(start, nl - start));
-      }
-    }
-    carry.append(data.substr(start));
+    table.add(std::min(km, rc), saturate32(r.count));
   }
-  if (!carry.empty()) on_line(carry);
-  if (have_pending) bad("'>' line without a k-mer (file ends)");
 }
 
 template <class W>
@@ -153,7 +89,7 @@ std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const Rea
   r.pass_seconds.push_back(s.seconds);
   if (hooks.log)
     hooks.log("solid k-mers (count >= " + std::to_string(o.min_count) + "): " + std::to_string(s.kmers) + " from " +
-              s.source + ", " + human_bytes(s.bytes));
+              s.source + ", " + format_bytes(static_cast<double>(s.bytes)));
   return table;
 }
 
@@ -187,13 +123,13 @@ std::unique_ptr<CountMinSketch> make_sketch(const ReadFilterOptions& o, const Re
                                      " keys") +
              " at " + std::to_string(static_cast<int>(CountMinSketch::kKeysPerBlock)) + " keys per 64-byte block" +
              (s.capped ? ", capped by --max-memory" : "") + ": " + std::to_string(blocks) + " blocks, " +
-             human_bytes(s.bytes);
+             format_bytes(static_cast<double>(s.bytes));
   if (hooks.log)
     hooks.log("sketch: " + s.sizing + "; model collision rate at that load " +
               std::to_string(s.design_collision_rate));
   if (s.capped && hooks.info)
-    hooks.info("sketch capped at " + human_bytes(s.bytes) + " by --max-memory (the rule asked for " +
-               human_bytes(want * CountMinSketch::kBlockBytes) + "); expected collision rate " +
+    hooks.info("sketch capped at " + format_bytes(static_cast<double>(s.bytes)) + " by --max-memory (the rule asked for " +
+               format_bytes(static_cast<double>(want * CountMinSketch::kBlockBytes)) + "); expected collision rate " +
                std::to_string(s.design_collision_rate));
   return sketch;
 }

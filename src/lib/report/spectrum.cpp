@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
-#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/io/histogram_file.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -273,7 +272,6 @@ namespace {
 bool is_count(const nlohmann::json& v) {
   return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
 }
-constexpr uint64_t kMaxRow = uint64_t{1} << 24;  // a 128 MB vector; jellyfish's default is 10,000
 }  // namespace
 
 std::vector<uint64_t> histogram_from_rows(const nlohmann::json& rows) {
@@ -283,40 +281,12 @@ std::vector<uint64_t> histogram_from_rows(const nlohmann::json& rows) {
     if (!row.is_array() || row.size() != 2 || !is_count(row[0]) || !is_count(row[1]))
       throw std::invalid_argument("histogram row " + row.dump() + " is not [count, frequency]");
     const auto c = row[0].get<uint64_t>();
-    if (c > kMaxRow)
+    if (c > kMaxHistogramRow)
       throw std::invalid_argument("histogram row " + std::to_string(c) + " is beyond the supported range");
     if (c == 0) continue;
     if (h.size() <= c) h.resize(c + 1, 0);
     h[c] += row[1].get<uint64_t>();
   }
-  return h;
-}
-
-std::vector<uint64_t> read_histogram_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the histogram");
-  std::vector<uint64_t> h(1, 0);
-  std::string line;
-  uint64_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    unsigned long long c = 0, f = 0;
-    int used = 0;
-    if (std::sscanf(line.c_str(), " %llu %llu %n", &c, &f, &used) != 2 || static_cast<size_t>(used) != line.size() ||
-        line.find('-') != std::string::npos)
-      throw InputError(path + ": line " + std::to_string(line_no) + ": expected 'COUNT FREQUENCY', got '" +
-                       line.substr(0, 60) + "'");
-    if (c > kMaxRow)
-      throw InputError(path + ": line " + std::to_string(line_no) + ": count " + std::to_string(c) +
-                       " is beyond the supported range");
-    if (c == 0) continue;
-    if (h.size() <= c) h.resize(c + 1, 0);
-    h[c] += f;
-  }
-  if (in.bad()) throw InputError(path + ": read error");
-  if (h.size() < 2) throw InputError(path + ": no histogram rows");
   return h;
 }
 
