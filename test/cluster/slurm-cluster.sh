@@ -1,0 +1,147 @@
+# A throwaway single-node SLURM cluster on loopback, from Debian's slurm-wlm
+# and munge (sourced by test_slurm.sh). Everything lives under one directory:
+# the munge key and socket, slurm.conf, state, spool, logs and pid files. The
+# daemons run in the foreground as children of this shell, so they are
+# stopped by their own pids; nothing touches /etc, /run or systemd.
+#
+#   slurm_start DIR      start munged, slurmctld, slurmd; wait (bounded) for the node to be idle
+#   slurm_stop           cancel every job, stop the daemons by pid (TERM, then KILL); idempotent
+#
+# After slurm_start, SLURM_CONF points the client commands (sbatch, squeue,
+# scontrol, scancel, sinfo) at this cluster. Root only: slurmd runs jobs as
+# their user.
+
+SLURM_PIDS=()
+SLURM_DIR=
+
+# slurm_free_port: a TCP port nothing listens on, from a range above the
+# usual services (the test picks two, for slurmctld and slurmd).
+slurm_free_port() {
+  local port tries=0
+  while [ $tries -lt 50 ]; do
+    port=$((20000 + RANDOM % 30000))
+    tries=$((tries + 1))
+    (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null && continue
+    echo "$port"
+    return 0
+  done
+  echo "slurm-cluster: no free TCP port found" >&2
+  return 1
+}
+
+# slurm_wait SECONDS WHAT COMMAND...: run COMMAND every second until it
+# succeeds; fail after SECONDS, saying WHAT was awaited.
+slurm_wait() {
+  local seconds=$1 what=$2 i
+  shift 2
+  for ((i = 0; i < seconds; i++)); do
+    "$@" > /dev/null 2>&1 && return 0
+    sleep 1
+  done
+  echo "slurm-cluster: gave up after ${seconds} s waiting for $what" >&2
+  return 1
+}
+
+slurm_write_conf() {  # DIR HOST CTLD_PORT SLURMD_PORT MEMORY_MB
+  local d=$1 host=$2 cport=$3 dport=$4 mem=$5
+  cat > "$d/slurm.conf" << EOF
+# Single-node test cluster, loopback only (test/cluster/slurm-cluster.sh).
+ClusterName=kbtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$cport
+SlurmdPort=$dport
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.socket
+CredType=cred/munge
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool/%n
+SlurmctldPidFile=$d/slurmctld.pid
+SlurmdPidFile=$d/slurmd.pid
+SlurmctldLogFile=$d/log/slurmctld.log
+SlurmdLogFile=$d/log/slurmd.log
+PlugStackConfig=$d/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+ReturnToService=2
+MinJobAge=300
+NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+  : > "$d/plugstack.conf"
+}
+
+slurm_start() {  # DIR
+  local d=$1 host cport dport mem
+  SLURM_DIR=$d
+  mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log"
+  chmod 700 "$d/munge"
+  host=$(hostname -s)
+  # The node must reach itself on loopback by its own name.
+  if ! getent hosts "$host" | grep -q '^127\.'; then
+    echo "slurm-cluster: $host does not resolve to a loopback address; the test cluster needs it to" >&2
+    return 1
+  fi
+  dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
+  chmod 400 "$d/munge/munge.key"
+  munged -F --force --key-file="$d/munge/munge.key" --socket="$d/munge/munge.socket" \
+    --pid-file="$d/munge/munged.pid" --log-file="$d/log/munged.log" --seed-file="$d/munge/seed" \
+    > "$d/log/munged.out" 2>&1 &
+  SLURM_PIDS+=($!)
+  slurm_wait 20 "munged" munge -S "$d/munge/munge.socket" -n || return 1
+
+  cport=$(slurm_free_port) && dport=$(slurm_free_port) || return 1
+  # Half the machine's memory, at least 2 GB: the jobs ask for a few hundred MB.
+  mem=$(awk '/^MemTotal:/ { m = int($2 / 2048); print (m < 2048 ? 2048 : m) }' /proc/meminfo)
+  slurm_write_conf "$d" "$host" "$cport" "$dport" "$mem"
+  export SLURM_CONF=$d/slurm.conf
+  slurmctld -D -i -f "$SLURM_CONF" > "$d/log/slurmctld.out" 2>&1 &
+  SLURM_PIDS+=($!)
+  slurm_wait 30 "slurmctld to answer" scontrol ping || { tail -20 "$d/log/slurmctld.log" >&2; return 1; }
+  slurmd -D -f "$SLURM_CONF" -N "$host" > "$d/log/slurmd.out" 2>&1 &
+  SLURM_PIDS+=($!)
+  if ! slurm_wait 60 "node $host to be idle" slurm_node_idle "$host"; then
+    sinfo -N -l >&2 || true
+    tail -20 "$d/log/slurmd.log" >&2 || true
+    return 1
+  fi
+}
+
+slurm_node_idle() {  # HOST
+  [ "$(sinfo -h -n "$1" -o %t 2> /dev/null)" = idle ]
+}
+
+slurm_stop() {
+  local pid i
+  [ ${#SLURM_PIDS[@]} -gt 0 ] || return 0
+  if [ -n "${SLURM_CONF:-}" ] && [ -e "$SLURM_CONF" ]; then
+    # Jobs first, so that no slurmstepd outlives the daemons.
+    timeout 10 scancel --full --quiet --user="$(id -un)" 2> /dev/null || true
+    for ((i = 0; i < 15; i++)); do
+      [ -z "$(timeout 5 squeue -h -o %i 2> /dev/null)" ] && break
+      sleep 1
+    done
+  fi
+  # slurmd, slurmctld, munged: the reverse of the start order.
+  for ((i = ${#SLURM_PIDS[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${SLURM_PIDS[$i]}" 2> /dev/null || true
+  done
+  for pid in "${SLURM_PIDS[@]}"; do
+    for ((i = 0; i < 20; i++)); do
+      kill -0 "$pid" 2> /dev/null || break
+      sleep 0.5
+    done
+    kill -KILL "$pid" 2> /dev/null || true
+    wait "$pid" 2> /dev/null || true
+  done
+  SLURM_PIDS=()
+}
