@@ -47,7 +47,9 @@ slurm_write_conf() {  # DIR HOST CTLD_PORT SLURMD_PORT MEMORY_MB
   cat > "$d/slurm.conf" << EOF
 # Single-node test cluster, loopback only (test/cluster/slurm-cluster.sh).
 ClusterName=kbtest
-SlurmctldHost=$host(127.0.0.1)
+# Daemons listen on 127.0.0.1 only, not on every interface.
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
+SlurmctldHost=$host
 SlurmctldPort=$cport
 SlurmdPort=$dport
 SlurmUser=root
@@ -85,12 +87,10 @@ slurm_start() {  # DIR
   SLURM_DIR=$d
   mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log"
   chmod 700 "$d/munge"
-  host=$(hostname -s)
-  # The node must reach itself on loopback by its own name.
-  if ! getent hosts "$host" | grep -q '^127\.'; then
-    echo "slurm-cluster: $host does not resolve to a loopback address; the test cluster needs it to" >&2
-    return 1
-  fi
+  # The controller and the node are both "localhost" at 127.0.0.1, whatever
+  # the machine's own name resolves to (a container's often names its
+  # bridge address).
+  host=localhost
   dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
   chmod 400 "$d/munge/munge.key"
   munged -F --force --key-file="$d/munge/munge.key" --socket="$d/munge/munge.socket" \

@@ -103,7 +103,7 @@ if ! slurm_start "$W/cluster"; then
   echo "FAIL: the test cluster did not start (logs above)"
   exit 1
 fi
-ok "slurmctld and slurmd up, node $(hostname -s) idle ($(sinfo -h -o '%P %c CPUs %m MB'))"
+ok "slurmctld and slurmd up, node localhost idle ($(sinfo -h -o '%P %c CPUs %m MB'))"
 
 echo "== profiles/slurm: sbatch --parsable, status from scontrol, no accounting"
 if run_workflow generic 300 --profile "$WF/profiles/slurm" --latency-wait 5; then
