@@ -4,7 +4,11 @@
 # daemons run in the foreground as children of this shell, so they are
 # stopped by their own pids; nothing touches /etc, /run or systemd.
 #
-#   slurm_start DIR      start munged, slurmctld, slurmd; wait (bounded) for the node to be idle
+#   slurm_start DIR [accounting]
+#                        start munged, slurmctld, slurmd; wait (bounded) for the node to be idle.
+#                        With `accounting`, first MariaDB and slurmdbd too (packages slurmdbd,
+#                        mariadb-server-core, mariadb-client-core: no MariaDB service is
+#                        installed or started), and the account kblab holding the user
 #   slurm_stop           cancel every job, stop the daemons by pid (TERM, then KILL); idempotent
 #
 # After slurm_start, SLURM_CONF points the client commands (sbatch, squeue,
@@ -42,8 +46,8 @@ slurm_wait() {
   return 1
 }
 
-slurm_write_conf() {  # DIR HOST CTLD_PORT SLURMD_PORT MEMORY_MB
-  local d=$1 host=$2 cport=$3 dport=$4 mem=$5
+slurm_write_conf() {  # DIR HOST CTLD_PORT SLURMD_PORT MEMORY_MB [DBD_PORT]
+  local d=$1 host=$2 cport=$3 dport=$4 mem=$5 dbdport=${6:-}
   cat > "$d/slurm.conf" << EOF
 # Single-node test cluster, loopback only (test/cluster/slurm-cluster.sh).
 ClusterName=kbtest
@@ -67,7 +71,14 @@ PlugStackConfig=$d/plugstack.conf
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$(if [ -n "$dbdport" ]; then
+    printf 'AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=localhost\n'
+    printf 'AccountingStoragePort=%s\nAccountingStorageEnforce=associations\n' "$dbdport"
+    # the munge socket for connections to slurmdbd (AuthInfo does not apply to them)
+    printf 'AccountingStoragePass=%s\n' "$d/munge/munge.socket"
+  else
+    echo AccountingStorageType=accounting_storage/none
+  fi)
 JobCompType=jobcomp/none
 MpiDefault=none
 SwitchType=switch/none
@@ -82,8 +93,46 @@ EOF
   : > "$d/plugstack.conf"
 }
 
-slurm_start() {  # DIR
-  local d=$1 host cport dport mem
+# slurm_start_accounting DIR DBD_PORT: MariaDB on a free loopback port with
+# its data under DIR/db, and slurmdbd storing in it.
+slurm_start_accounting() {
+  local d=$1 dbdport=$2 dbport
+  dbport=$(slurm_free_port) || return 1
+  mariadb-install-db --no-defaults --datadir="$d/db" --user=root --auth-root-authentication-method=socket \
+    --skip-test-db > "$d/log/mariadb-install.log" 2>&1 || { tail -5 "$d/log/mariadb-install.log" >&2; return 1; }
+  mariadbd --no-defaults --datadir="$d/db" --socket="$d/db.sock" --bind-address=127.0.0.1 --port="$dbport" \
+    --user=root --pid-file="$d/db.pid" --log-error="$d/log/mariadb.log" > /dev/null 2>&1 &
+  SLURM_PIDS+=($!)
+  slurm_wait 60 "MariaDB" mariadb --no-defaults --socket="$d/db.sock" -e 'SELECT 1' || return 1
+  mariadb --no-defaults --socket="$d/db.sock" -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'kbtest';
+    GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" || return 1
+  cat > "$d/slurmdbd.conf" << EOF
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.socket
+DbdHost=localhost
+DbdAddr=127.0.0.1
+CommunicationParameters=NoInAddrAny
+DbdPort=$dbdport
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$dbport
+StorageUser=slurm
+StoragePass=kbtest
+StorageLoc=slurm_acct_db
+PidFile=$d/slurmdbd.pid
+LogFile=$d/log/slurmdbd.log
+EOF
+  chmod 600 "$d/slurmdbd.conf"
+  # slurmdbd reads slurmdbd.conf beside $SLURM_CONF.
+  slurmdbd -D > "$d/log/slurmdbd.out" 2>&1 &
+  SLURM_PIDS+=($!)
+  slurm_wait 60 "slurmdbd" sacctmgr -n list cluster || { tail -20 "$d/log/slurmdbd.log" >&2; return 1; }
+  sacctmgr -i add cluster kbtest > /dev/null
+}
+
+slurm_start() {  # DIR [accounting]
+  local d=$1 accounting=${2:-} host cport dport dbdport= mem
   SLURM_DIR=$d
   mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log"
   chmod 700 "$d/munge"
@@ -100,10 +149,14 @@ slurm_start() {  # DIR
   slurm_wait 20 "munged" munge -S "$d/munge/munge.socket" -n || return 1
 
   cport=$(slurm_free_port) && dport=$(slurm_free_port) || return 1
+  if [ "$accounting" = accounting ]; then dbdport=$(slurm_free_port) || return 1; fi
   # Half the machine's memory, at least 2 GB: the jobs ask for a few hundred MB.
   mem=$(awk '/^MemTotal:/ { m = int($2 / 2048); print (m < 2048 ? 2048 : m) }' /proc/meminfo)
-  slurm_write_conf "$d" "$host" "$cport" "$dport" "$mem"
+  slurm_write_conf "$d" "$host" "$cport" "$dport" "$mem" $dbdport
   export SLURM_CONF=$d/slurm.conf
+  if [ -n "$dbdport" ]; then
+    slurm_start_accounting "$d" "$dbdport" || return 1
+  fi
   slurmctld -D -i -f "$SLURM_CONF" > "$d/log/slurmctld.out" 2>&1 &
   SLURM_PIDS+=($!)
   slurm_wait 30 "slurmctld to answer" scontrol ping || { tail -20 "$d/log/slurmctld.log" >&2; return 1; }
@@ -113,6 +166,12 @@ slurm_start() {  # DIR
     sinfo -N -l >&2 || true
     tail -20 "$d/log/slurmd.log" >&2 || true
     return 1
+  fi
+  # kblab is not the user's default account (root's stays root): a job
+  # accounted to kblab was given it.
+  if [ -n "$dbdport" ]; then
+    sacctmgr -i add account kblab description=kmerbloom-test organization=kmerbloom > /dev/null &&
+      sacctmgr -i add user "$(id -un)" account=kblab > /dev/null || return 1
   fi
 }
 

@@ -2,10 +2,12 @@
 # The Snakemake workflow on a real SLURM cluster: starts a single-node cluster
 # from Debian's slurm-wlm and munge on loopback (slurm-cluster.sh), runs the
 # workflow on the bundled example through both SLURM profiles
-# (profiles/slurm: sbatch, scontrol/sacct, scancel; profiles/slurm-executor:
-# Snakemake's built-in executor), compares every output byte for byte with a
-# local `snakemake --cores 2` run, checks that interrupting a run cancels its
-# jobs, and stops every daemon it started, by pid, whatever happens.
+# (profiles/slurm: sbatch, scontrol/sacct, scancel, on a cluster without
+# accounting; profiles/slurm-executor: Snakemake's built-in executor, on a
+# second cluster with slurmdbd and MariaDB), compares every output byte for
+# byte with a local `snakemake --cores 2` run, checks the message for a
+# missing partition and that interrupting a run cancels its jobs, and stops
+# every daemon it started, by pid, whatever happens.
 #
 #   bash test/cluster/test_slurm.sh [path/to/kmerbloom]     (default build/kmerbloom)
 #
@@ -22,11 +24,11 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 0
 fi
 if ! command -v apt-get > /dev/null || ! command -v dpkg-query > /dev/null; then
-  echo "skip: the SLURM test installs Debian's slurm-wlm, munge and snakemake, and there is no apt-get here"
+  echo "skip: the SLURM test installs Debian's slurm-wlm, munge, slurmdbd, MariaDB and snakemake, and there is no apt-get here"
   exit 0
 fi
 . "$SRC/test/setup-debian.sh"
-kb_install slurm-wlm munge snakemake
+kb_install slurm-wlm munge snakemake slurmdbd mariadb-server-core mariadb-client-core
 . "$HERE/slurm-cluster.sh"
 
 KB=$(cd "$(dirname "${1:-$SRC/build/kmerbloom}")" && pwd)/$(basename "${1:-$SRC/build/kmerbloom}")
@@ -98,7 +100,7 @@ PY
 echo "== local run (snakemake --cores 2), the reference"
 run_workflow local 300 --cores 2 || exit 1
 
-echo "== single-node SLURM cluster on loopback"
+echo "== single-node SLURM cluster on loopback, no accounting"
 if ! slurm_start "$W/cluster"; then
   echo "FAIL: the test cluster did not start (logs above)"
   exit 1
@@ -111,16 +113,6 @@ if run_workflow generic 300 --profile "$WF/profiles/slurm" --latency-wait 5; the
   # estimate, 2 partitions, gather, filter: 5 jobs; summary runs locally.
   if [ "$jobs" -eq 5 ]; then ok "generic: the 5 cluster jobs ran under SLURM"; else bad "generic: $jobs SLURM job logs, wanted 5"; fi
   same_results generic
-fi
-
-echo "== profiles/slurm-executor: Snakemake's built-in SLURM executor"
-# No account is set (the cluster has no accounting): the executor then
-# submits without one, and reads job states with scontrol.
-if USER=${USER:-$(id -un)} run_workflow executor 300 --profile "$WF/profiles/slurm-executor" --latency-wait 5 \
-     --max-status-checks-per-second 1; then
-  jobs=$(find "$W/executor/.snakemake/slurm_logs" -name '*.log' | wc -l)
-  if [ "$jobs" -eq 5 ]; then ok "executor: the 5 cluster jobs ran under SLURM"; else bad "executor: $jobs SLURM job logs, wanted 5"; fi
-  same_results executor
 fi
 
 echo "== no partition and no default partition: a clear message at the first submission"
@@ -172,6 +164,30 @@ else
 fi
 gone || { kill -KILL "$sm"; sleep 1; }
 wait "$sm" 2> /dev/null || true
+
+slurm_stop
+
+echo "== single-node SLURM cluster with accounting (slurmdbd, MariaDB)"
+if ! slurm_start "$W/cluster-acct" accounting; then
+  echo "FAIL: the test cluster with accounting did not start (logs above)"
+  exit 1
+fi
+ok "slurmdbd, slurmctld and slurmd up; account kblab holds $(id -un)"
+# A past job under the user's default account: were SBATCH_ACCOUNT not read,
+# the executor would take that account from sacct and pass it.
+(cd "$W" && sbatch --parsable -A "$(id -un)" -o /dev/null --wrap true) > /dev/null
+slurm_wait 60 "the job under the default account to end" sh -c '[ -z "$(squeue -h -o %i)" ]' || true
+
+echo "== profiles/slurm-executor: Snakemake's built-in SLURM executor, account from SBATCH_ACCOUNT"
+# The executor checks the account with sacctmgr and polls sacct: both need
+# slurmdbd. It reads USER, which a CI shell may lack.
+if USER=${USER:-$(id -un)} SBATCH_ACCOUNT=kblab run_workflow executor 300 --profile "$WF/profiles/slurm-executor" \
+     --latency-wait 5 --max-status-checks-per-second 1; then
+  accounted=$(sacct -n -X -P -a -A kblab -o State | grep -c '^COMPLETED$' || true)
+  if [ "$accounted" -eq 5 ]; then ok "executor: the 5 cluster jobs ran under account kblab"
+  else bad "executor: $accounted jobs completed under account kblab in sacct, wanted 5"; fi
+  same_results executor
+fi
 
 echo "$CHECKS checks, $FAILS failed"
 [ "$FAILS" -eq 0 ]
