@@ -31,6 +31,6 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j"
   -R "Concurrent|CountDiff|Threads|Progress|NormalizeFilter|cli.test_count" --repeat until-fail:3
 
 echo "== the Snakemake workflow on a single-node SLURM cluster (test/cluster/test_slurm.sh)" >&2
-# Installs slurm-wlm and munge, starts a loopback cluster, stops it by pid;
+# Installs slurm-wlm, munge, slurmdbd and MariaDB, starts loopback clusters, stops them by pid;
 # prints 'skip: REASON' only where it cannot run (not root, no apt-get).
 bash test/cluster/test_slurm.sh build/kmerbloom
