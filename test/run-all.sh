@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup-debian.sh"
 
-kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish time chromium snakemake multiqc
+kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish time chromium snakemake multiqc cwltool
 cd "$KB_ROOT"
 jobs=$(nproc)
 
@@ -29,3 +29,8 @@ echo "== ThreadSanitizer, threaded tests repeated" >&2
 kb_build build-tsan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
   -R "Concurrent|CountDiff|Threads|Progress|NormalizeFilter|cli.test_count" --repeat until-fail:3
+
+echo "== the Snakemake workflow on a single-node SLURM cluster (test/cluster/test_slurm.sh)" >&2
+# Installs slurm-wlm, munge, slurmdbd and MariaDB, starts loopback clusters, stops them by pid;
+# prints 'skip: REASON' only where it cannot run (not root, no apt-get).
+bash test/cluster/test_slurm.sh build/kmerbloom

@@ -14,6 +14,8 @@ KBABS=$KBDIR/$(basename "$KB")
 # Direct runs, the reference for both parts.
 "$KB" count "$EX" -o "$T/direct.tsv" --histo "$T/direct.hist" --stats "$T/direct.json" -t 2 -q
 "$KB" filter "$EX" -o "$T/direct.kept.fq.gz" -t 2 -q 2> /dev/null || true
+mkdir -p "$T/direct-mqc"
+"$KB" count "$EX" -o /dev/null --stats "$T/direct-mqc/ex.stats.json" -t 2 -q  # MultiQC files for sample ex
 
 # --- (a) Snakemake ------------------------------------------------------------------
 if ! command -v snakemake > /dev/null; then
@@ -45,13 +47,15 @@ else
     solid=$(wc -l < "$T/direct.tsv")
     check "summary.tsv: one row per sample" awk -F'\t' -v s="$solid" \
       'NR == 1 && $1 != "sample" { exit 1 } NR == 2 && ($1 != "ex" || $6 != s) { exit 1 } END { exit NR != 2 }' "$R/summary.tsv"
-    check "MultiQC general statistics (custom content)" grep -q '"plot_type": "generalstats"' "$R/multiqc/kmerbloom_mqc.json"
-    check "MultiQC histogram line plot (custom content)" grep -q '"plot_type": "linegraph"' "$R/multiqc/kmerbloom_histogram_mqc.json"
+    same "workflow MultiQC general statistics equal a direct count's" "$R/ex/ex.stats_mqc.json" "$T/direct-mqc/ex.stats_mqc.json"
+    same "workflow MultiQC spectrum equals a direct count's" "$R/ex/ex.stats_spectrum_mqc.json" \
+      "$T/direct-mqc/ex.stats_spectrum_mqc.json"
     if command -v multiqc > /dev/null; then
       (cd "$R" && multiqc -f . -o mqc > mqc.out 2>&1) || bad "multiqc failed: $(tail -5 "$R/mqc.out")"
-      check "MultiQC reads the general statistics" grep -q "^ex.*$solid" "$R/mqc/multiqc_data/multiqc_general_stats.txt"
-      check "MultiQC reads the histograms (line plot, jellyfish module)" \
-        grep -q "kmerbloom_histogram: Found 1 samples" "$R/mqc.out"
+      check "MultiQC reads the general statistics, genome size included" awk -F'\t' -v s="$solid" \
+        'NR == 1 { for (i = 1; i <= NF; i++) { if ($i ~ /kmers_solid$/) c = i; if ($i ~ /genome_size$/) g = i } }
+         $1 == "ex" && c && g && $c == s && $g > 0 { f = 1 } END { exit !f }' "$R/mqc/multiqc_data/multiqc_general_stats.txt"
+      check "MultiQC reads the spectrum (line plot)" grep -q "kmerbloom_spectrum: Found 1 samples" "$R/mqc.out"
       check "MultiQC jellyfish module names the sample 'ex'" grep -q $'\tex\t' "$R/mqc/multiqc_data/multiqc_sources.txt"
     fi
   fi
@@ -66,6 +70,20 @@ else
     same "gathered partitions equal a direct count" <(gzip -dc "$R/ex/ex.solid.tsv.gz") "$T/direct.tsv"
     same "gathered histogram: rows >= 2 equal the direct count's" <(tail -n +2 "$R/ex/ex_jf.hist") <(tail -n +2 "$T/direct.hist")
     check "gathered stats: solid k-mers summed" grep -q "\"kmers_solid\": $(wc -l < "$T/direct.tsv")," "$R/ex/ex.stats.json"
+    check "no partition's MultiQC file is left to MultiQC" test ! -e "$R/ex/parts/0.stats_mqc.json"
+    # Each partition's spectrum has the sample's shape: their genome sizes add
+    # up to the direct count's within 1%, coverage and error share alike.
+    check "gathered MultiQC row: genome size, coverage, error share within 1% of a direct count's" python3 -c '
+import json, sys
+a, b = (json.load(open(p))["data"]["ex"] for p in sys.argv[1:])
+assert all(a[k] == b[k] for k in ("reads", "kmers_solid")), (a, b)
+assert all(abs(a[k] / b[k] - 1) < 0.01 for k in ("genome_size", "peak_coverage", "error_share")), (a, b)
+' "$R/ex/ex.stats_mqc.json" "$T/direct-mqc/ex.stats_mqc.json"
+    check "gathered MultiQC spectrum: rows >= 2 equal a direct count's" python3 -c '
+import json, sys
+a, b = (json.load(open(p))["data"]["ex"] for p in sys.argv[1:])
+assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, n in b.items() if c != "1"}, (a, b)
+' "$R/ex/ex.stats_spectrum_mqc.json" "$T/direct-mqc/ex.stats_spectrum_mqc.json"
     [ "$has_filter" = False ] || same "per-sample filter equals a direct kmerbloom filter" <(gzip -dc "$R/ex/ex.kept.fq.gz") <(gzip -dc "$T/direct.kept.fq.gz")
     "$KB" build "$EX" --expected 40000 -o "$T/direct.kbf" -t 2 -q
     same "per-sample filter file equals a direct build" "$R/ex/ex.kbf" "$T/direct.kbf"
@@ -131,6 +149,9 @@ PY
     same "count module: solid k-mers equal a direct count" <(gzip -dc "$D/test.solid.tsv.gz") "$T/direct.tsv"
     same "count module: histogram equals a direct count's" "$D/test_jf.hist" "$T/direct.hist"
     check "count module: statistics written" grep -q '"kmers_solid"' "$D/test.stats.json"
+    for f in test.stats_mqc.json test.stats_spectrum_mqc.json; do
+      check "count module: $f for sample 'test'" grep -q '"test": {' "$D/$f"
+    done
     check "count module: versions.yml" versions_ok "$D" KMERBLOOM_COUNT
     check "count module: -M from task.memory reached count" grep -q -- "-M 500M" "$D/.command.sh"
   else
@@ -140,7 +161,8 @@ PY
   mkdir -p "$S"
   if render "$NF/count/main.nf" stub prefix=test task.process=KMERBLOOM_COUNT > "$S/.command.sh"; then
     (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "count module stub failed"
-    check "count stub: every output exists" test -e "$S/test.solid.tsv.gz" -a -e "$S/test_jf.hist" -a -e "$S/test.stats.json"
+    check "count stub: every output exists" test -e "$S/test.solid.tsv.gz" -a -e "$S/test_jf.hist" -a -e "$S/test.stats.json" \
+      -a -e "$S/test.stats_mqc.json" -a -e "$S/test.stats_spectrum_mqc.json"
     check "count stub: versions.yml" versions_ok "$S" KMERBLOOM_COUNT
   else
     bad "count module stub block could not be rendered"

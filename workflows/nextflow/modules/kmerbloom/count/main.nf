@@ -16,6 +16,7 @@ process KMERBLOOM_COUNT {
     tuple val(meta), path("*.solid.tsv.gz"), emit: kmers
     tuple val(meta), path("*_jf.hist")     , emit: histo
     tuple val(meta), path("*.stats.json")  , emit: stats
+    tuple val(meta), path("*_mqc.json")    , emit: multiqc   // MultiQC custom content: general stats, spectrum
     path "versions.yml"                    , emit: versions
 
     when:
@@ -47,6 +48,8 @@ process KMERBLOOM_COUNT {
     echo -n | gzip > ${prefix}.solid.tsv.gz
     touch ${prefix}_jf.hist
     echo '{}' > ${prefix}.stats.json
+    echo '{}' > ${prefix}.stats_mqc.json
+    echo '{}' > ${prefix}.stats_spectrum_mqc.json
 
     cat <<-END_VERSIONS > versions.yml
     "${task.process}":
