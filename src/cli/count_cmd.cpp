@@ -41,8 +41,8 @@ void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
   out.commit();
 }
 
-nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClock& clock,
-                          const std::vector<std::string>& pass_names) {
+nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const SpectrumAnalysis& spectrum,
+                          const RunClock& clock, const std::vector<std::string>& pass_names) {
   const CountOptions& o = a.opt;
   nlohmann::json j = stats_header("count", o.inputs);
   j["k"] = o.k;
@@ -70,8 +70,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   for (size_t c = 1; c < r.histogram.size(); ++c)
     if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
   j["histogram"]["rows"] = std::move(rows);
-  // Needs kmers_total and histogram.{overflow_row, estimated_rows} set above.
-  j["spectrum"] = spectrum_json(analyze_spectrum(r.histogram, spectrum_options_from_stats(j, r.histogram)));
+  j["spectrum"] = spectrum_json(spectrum);
   j["sizing"] = {{"source", r.sizing.source},
                  {"distinct_estimate", r.sizing.distinct},
                  {"singletons_estimate", r.sizing.singletons},
@@ -200,16 +199,23 @@ int run_count(CountArgs& a) {
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
   if (!a.stats.empty() || !a.report.empty() || !a.plot.empty()) {
-    const nlohmann::json stats = stats_json(a, r, clock, pass_names);
+    // The spectrum, analysed once for the statistics, the report and the plot:
+    // the last row holds every count above --histo-max, row 1 may be estimated.
+    SpectrumOptions so;
+    so.total_kmers = r.input.kmers;
+    so.last_row_overflow = true;
+    so.row1_estimated = r.singletons_estimated;
+    const SpectrumAnalysis spectrum = analyze_spectrum(r.histogram, so);
+    const nlohmann::json stats = stats_json(a, r, spectrum, clock, pass_names);
     if (!a.stats.empty()) write_json(a.stats, stats);
     if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
-      MultiqcPaths mqc = multiqc_paths(a.stats);
+      MultiqcPaths mqc = multiqc_paths(a.stats, a.histo);
       if (!a.sample.empty()) mqc.sample = a.sample;
       write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
       write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
     }
-    if (!a.report.empty()) write_report_html(stats, r.histogram, a.report);
-    if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, a.plot);
+    if (!a.report.empty()) write_report_html(stats, r.histogram, spectrum, a.report);
+    if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, spectrum, a.plot);
   }
   out.commit();
   spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,
@@ -236,7 +242,8 @@ Action setup_count(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
   sub.add_option("--sample", a->sample,
-                 "Sample name in the MultiQC files written beside --stats (default: its file name without .json, .stats)");
+                 "Sample name in the MultiQC files written beside --stats (default: its file name without .json, .stats; "
+                 "with --histo NAME_jf.hist, NAME_jf as MultiQC's jellyfish module calls it)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content files beside --stats");
   sub.add_option("--report", a->report,
                  "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");

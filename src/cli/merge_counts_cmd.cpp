@@ -10,6 +10,7 @@
 #include "common.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/kbf/kbf.hpp"
+#include "kmerbloom/report/stats.hpp"
 
 namespace kmerbloom::cli {
 namespace {
@@ -19,12 +20,26 @@ struct MergeCountsArgs {
   std::string output = "-";
   uint64_t min_count = 1;
   bool histo = false;
+  bool stats = false;
 };
+
+// Statistics of count --partition runs, gathered into those of the whole.
+int gather_stats(const MergeCountsArgs& a, const RunClock& clock) {
+  std::vector<nlohmann::json> parts;
+  for (const auto& p : a.inputs) parts.push_back(read_stats_file(p));
+  const nlohmann::json g = gather_count_stats(parts, a.inputs);
+  write_json(a.output, g);
+  spdlog::info("{} statistics gathered, in {:.1f} s", a.inputs.size(), clock.wall_seconds());
+  return kExitOk;
+}
 
 int run_merge_counts(const MergeCountsArgs& a) {
   RunClock clock;
   if (a.min_count < 1) throw std::invalid_argument("--min-count must be at least 1");
   if (a.histo && a.min_count != 1) throw std::invalid_argument("--min-count does not apply to --histo");
+  if (a.stats && (a.histo || a.min_count != 1))
+    throw std::invalid_argument("--stats gathers statistics: --histo and --min-count do not apply");
+  if (a.stats) return gather_stats(a, clock);
   OutputFile out(a.output);
   if (a.histo) {
     const auto rows = sum_histograms(a.inputs);
@@ -67,7 +82,10 @@ Action setup_merge_counts(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("-c,--min-count", a->min_count, "Drop k-mers whose summed count is below this")->capture_default_str();
   sub.add_flag("--histo", a->histo,
-               "Inputs are histograms (COUNT FREQUENCY, as count --histo writes): add them row by row");
+               "Inputs are histograms (COUNT FREQUENCY, as count --histo or jellyfish histo write): add them row by row");
+  sub.add_flag("--stats", a->stats,
+               "Inputs are the --stats of count --partition I/N runs: gather them into the statistics of the whole "
+               "(summed numbers, summed histogram and its spectrum), which report reads");
   return [a] { return run_merge_counts(*a); };
 }
 

@@ -1,20 +1,16 @@
 // kmerbloom report: the HTML report (and the spectrum plot as SVG) from the
 // --stats JSON of a count run.
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/io/progress.hpp"
-#include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/error.hpp"
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/report/report.hpp"
 #include "kmerbloom/report/spectrum.hpp"
+#include "kmerbloom/report/stats.hpp"
 
 namespace kmerbloom::cli {
 namespace {
@@ -26,30 +22,11 @@ struct ReportArgs {
   std::string plot;
 };
 
-nlohmann::json read_stats(const std::string& path) {
-  nlohmann::json j;
-  try {
-    if (path == "-") {
-      j = nlohmann::json::parse(std::cin);
-    } else {
-      std::error_code ec;
-      if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
-      std::ifstream in(path);
-      if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-      j = nlohmann::json::parse(in);
-    }
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not JSON statistics (" + e.what() + ")");
-  }
-  if (!j.is_object()) throw InputError(path + ": not kmerbloom statistics (a JSON object is expected)");
-  return j;
-}
-
 int run_report(const ReportArgs& a) {
   if (a.output.empty() && a.plot.empty())
     throw std::invalid_argument("report: nothing to write; give -o report.html and/or --plot spectrum.svg");
   if (!a.output.empty() && a.output == a.plot) throw std::invalid_argument("report: -o and --plot name the same file");
-  const nlohmann::json stats = read_stats(a.stats);
+  const nlohmann::json stats = read_stats_file(a.stats);
 
   std::vector<uint64_t> histogram;
   if (!a.histo.empty()) {
@@ -66,13 +43,13 @@ int run_report(const ReportArgs& a) {
   if (!any && !a.plot.empty())
     throw InputError((a.histo.empty() ? a.stats + ": no histogram (histogram.rows)" : a.histo + ": empty histogram") +
                      "; --plot needs one: give --histo PATH");
+  check_count_stats(stats, display_name(a.stats));
   if (!any) spdlog::warn("{}: no histogram (histogram.rows): the report has no spectrum; give --histo PATH", a.stats);
 
-  if (!a.output.empty()) write_report_html(stats, histogram, a.output);
-  if (!a.plot.empty()) write_spectrum_svg(stats, histogram, a.plot);
-
+  const SpectrumAnalysis s = analyze_stats_spectrum(stats, histogram);  // once, for the page, the plot and the log
+  if (!a.output.empty()) write_report_html(stats, histogram, s, a.output);
+  if (!a.plot.empty()) write_spectrum_svg(stats, histogram, s, a.plot);
   if (any) {
-    const SpectrumAnalysis s = analyze_spectrum(histogram, spectrum_options_from_stats(stats, histogram));
     if (s.has_peak)
       spdlog::info("k-mer spectrum: peak coverage {:.1f}x, genome size about {}, {:.1f}% of distinct k-mers erroneous",
                    s.peak_coverage, format_bases(s.genome_size), 100 * s.error_distinct_share);

@@ -184,32 +184,11 @@ struct BloomLayerInfo {
 // Growth policy. Layer i holds initial * s^i keys (or initial * s * i with
 // linear_growth) and is created lazily: only when a key that is not present
 // arrives while the newest layer is full, so n = exactly the capacity fits in
-// one layer. Measured (test_bloom.cpp, ScalableBloomGrowth / ScalableBloomChain;
-// first layer 20,000 keys, P = 1%, r = 0.85; memory relative to one
-// BlockedBloom::for_capacity(n, P); 1000x computed from the sizing rule):
-//
-//     n      exponential (s = 2)          linear (s = 2)
-//     1x     1 layer   1.46x  FPR 0.16P    1 layer   1.46x  FPR 0.16P
-//     10x    4 layers  2.34x  FPR 0.40P    4 layers  2.02x  FPR 0.40P
-//     100x   7 layers  2.13x  FPR 0.64P   11 layers  1.96x  FPR 0.82P
-//     1000x 10 layers  1.85x              33 layers  2.64x
-//
-// Exponential growth is the default: the chain stays O(log(n/n0)) layers
-// long, and every absent key (most keys when counting k-mers) costs one cache
-// miss per layer; linear growth saves 8-14% of memory between 10x and 100x,
-// then loses on both counts (sqrt(n/n0) layers, each tighter and so costlier
-// per key), and runs out of the kMaxLayers slots at ~4,000x.
-//
-// Why a chain costs more than a single filter sized for the final n (1.3-3x:
-// 2.1-2.4x at 1% from 10x on, 3x at P = 10%), whatever r: (1) allocation: the newest layer is allocated whole, so the capacity
-// allocated is up to s times the keys held (15 n0 for 10 n0 keys); every layer
-// needs at least the single filter's bits per key, so at 10x no tightening can
-// bring the chain under 1.5x; (2) the error budget: layer i needs
-// log2(1/((1-r) r^i)) more bits per key than a filter at P (2.7 bits for the
-// first layer at r = 0.85), and splitting P over layers costs at least the
-// entropy of the capacity shares (~2 bits/key for s = 2) even if n were known.
-// Size initial_capacity from a cardinality estimate (e.g. HyperLogLog) to stay
-// in the one-layer case; the chain is the safety net for underestimates.
+// one layer. Exponential growth (the default) keeps the chain O(log(n/n0))
+// layers long; every absent key costs one cache miss per layer. A chain costs
+// 1.3-3x the memory of one filter sized for the final n: size
+// initial_capacity from a cardinality estimate and let the chain catch
+// underestimates. Measurements and the reasons: docs/scalable-chain.md.
 //
 // Thread safety: test_and_set(), insert(), contains() and prefetch() may run
 // concurrently from any threads. The hot path is lock-free: layers live in a

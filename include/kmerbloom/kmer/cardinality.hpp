@@ -1,36 +1,14 @@
 // Estimating the k-mer spectrum in one pass: the number of distinct k-mers
 // (F0), the total number of k-mer occurrences (F1, exact) and the low rows of
-// the histogram (f1 = k-mers seen once, f2, ... f_max), without counting every
-// k-mer. This is the job ntCard does (Mohamadi, Khan & Birol 2017); the
-// estimate sizes the Bloom filter (F0) and the exact table (F0 - f1).
-//
-// Method: adaptive distinct sampling (Wegman; Flajolet 1990, "On adaptive
-// sampling") on the 64-bit k-mer hash. A KmerSampler keeps exact counts for
-// every hash h <= limit, limit = 2^(64 - s) - 1 for a sampling depth s that
-// starts at 0 (every k-mer sampled, so small inputs are counted exactly).
-// Whenever the sample holds more than `cap` distinct hashes, s grows by one
-// and the hashes above the new limit are dropped. Because whether a k-mer is
-// sampled depends only on its hash, and limits only shrink, every hash still
-// held was sampled from its first occurrence: its count is exact. Then
-//   F0  ~= (sampled distinct)          * 2^s
-//   f_i ~= (sampled keys with count i) * 2^s
-// Each k-mer is in the sample independently with probability p = 2^-s, so a
-// quantity X estimated from n sampled keys has the binomial relative standard
-// error sqrt((1 - p) / n), about 1/sqrt(n): for the default cap 2^20 the
-// sample ends with about 2^19 to 2^20 keys, so F0 is within about
-// 0.1-0.14% (one standard error) and f_i within 1/sqrt(sampled f_i). When
-// s = 0 the result is exact (error 0).
-//
-// Determinism: the final sample is a function of the multiset of hashes only,
-// not of their order or of how they were split between samplers: s ends as the
-// smallest depth at which at most `cap` distinct hashes fall below the limit.
-// Merging per-thread samplers (same cap) therefore gives exactly what one
-// sampler fed the whole stream would give.
-//
-// Measured (canonical 31-mers, 2 threads, default cap): ecoli_100x F0 +0.02%,
-// f1 +0.07% (stated error 0.10% / 0.12%); ecoli_30x F0 -0.03%, f1 +0.02%.
-// On synthetic streams over 200 seeds the stated error is calibrated (mean
-// error +0.01%, root-mean-square of error / stated error 0.96-1.06).
+// the histogram (f1, f2, ... f_max) from an adaptive distinct sample of the
+// k-mer hashes (the job ntCard does). The estimate sizes the Bloom filter
+// (F0) and the exact table (F0 - f1). A KmerSampler keeps exact counts for
+// the hashes at or below a limit that halves whenever the sample holds more
+// than `cap` keys; F0 and f_i are the sampled numbers times 2^s, with a
+// binomial relative standard error of about 1/sqrt(sampled keys) (0 when
+// nothing was dropped). The result depends only on the multiset of hashes, so
+// merged per-thread samplers give what one sampler would. Method, error and
+// measurements: docs/estimate.md.
 //
 // Hashes: use hash_kmer() (hash.hpp), the hash the Bloom filter and the count
 // table use, so that `count` can feed the sampler the hash it already has.

@@ -15,16 +15,11 @@
 // Guarantee: estimate(h) >= min(true count of h, 255): the sketch never
 // under-counts (checked by NormalizeSketch.NeverUnderCounts).
 //
-// Error model (what blocks_for_keys() and the statistics use). With n keys in
-// b blocks, keys per block ~ Poisson(lambda = n / b). A key that was never
-// added reads a non-zero estimate when each of its 4 counters is shared with
-// some key: the "collision rate"
-//     P = sum_j Poisson(j; lambda) * (1 - (15/16)^j)^4.
-// At the design load of kKeysPerBlock = 6 keys per block (10.7 bytes per key)
-// P = 1.6%; 4 keys: 0.56%; 8 keys: 3.5%; 12 keys: 9.5%.
-// estimated_collision_rate() measures P on the sketch as it is: the mean over
-// blocks of the product over rows of (non-zero counters in the row / 16),
-// which is exactly the chance that a random absent key reads non-zero.
+// Error model: a key never added reads non-zero with the "collision rate"
+// P = sum_j Poisson(j; n / b) * (1 - (15/16)^j)^4 for n keys in b blocks
+// (1.6% at the design load of kKeysPerBlock = 6 keys per block);
+// estimated_collision_rate() measures it on the sketch as it is. The
+// derivation: docs/normaliser-sketch.md.
 //
 // Thread safety: none inside. const members may run concurrently with each
 // other; add() needs exclusive access (filter_reads calls it from its single

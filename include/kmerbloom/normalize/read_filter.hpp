@@ -1,29 +1,14 @@
 // kmerbloom filter: the engine behind the subcommand, callable without argv.
 //
 // Keeps the reads worth giving to a de novo assembler, in input order:
-//
-//  - Digital normalization (default; khmer's normalize-by-median, BBNorm). A
-//    read is kept while the median abundance of its k-mers, among the reads
-//    kept so far, is below target_coverage C; the k-mers of a kept read are
-//    then counted. Median as khmer takes it: with n k-mers the read is
-//    "at coverage" when at least n - floor(n/2) of them have abundance >= C.
-//    Abundances live in a CountMinSketch (count_min_sketch.hpp), one pass, so
-//    stdin works. A pair is kept when either mate is below C (khmer -p), and
-//    then both mates' k-mers are counted.
-//  - Weak k-mers (weak = drop or trim): a k-mer is weak when it occurs fewer
-//    than min_count times in the whole input. drop: a read holding a weak
-//    k-mer is dropped. trim: a read is cut just before its first weak k-mer:
-//    if k-mer j (0-based, in read order) is the first weak one, the read keeps
-//    its first j + k - 1 bases (khmer's trim_on_abundance), and is dropped
-//    when j = 0. The counts come from a first pass over the files, which is
-//    count_kmers (counter.hpp) in its one-pass mode with the same min_count,
-//    or from a file written by `kmerbloom count` (solid_path). With both
-//    weak handling and normalization, the weak step runs first and
-//    normalization sees the trimmed reads.
-//  - Reads without a k-mer are dropped as "short": shorter than k, or with no
-//    k consecutive ACGT bases (khmer drops reads shorter than k too; it reads
-//    N as A, kmerbloom ends k-mer windows at N as count does). A pair with a
-//    short mate is dropped whole.
+// digital normalization (default: a read is kept while the median abundance
+// of its k-mers among the reads kept so far is below target_coverage, the
+// abundances in a CountMinSketch, one pass), weak k-mer handling (weak = drop
+// or trim: reads with a k-mer seen fewer than min_count times in the whole
+// input are dropped or cut before it; the counts from a first pass of
+// count_kmers or from a `kmerbloom count` file), and reads without a k-mer
+// dropped as "short". The rules, khmer's and ours side by side:
+// docs/normaliser-sketch.md.
 //
 // Pairs stay pairs: two files read in lockstep (paired_files) or one file
 // whose records alternate mate 1, mate 2 (interleaved). Mates must have the

@@ -31,15 +31,29 @@ struct PlotOptions {
 std::string spectrum_svg(const std::vector<uint64_t>& histogram, const SpectrumAnalysis& analysis,
                          const PlotOptions& options = {});
 
-// The HTML page. The spectrum analysis is computed from histogram with the
-// options the statistics imply (spectrum_options_from_stats); an empty
-// histogram gives a page without the spectrum section but a note saying how
-// to get it.
+// The spectrum analysis of histogram with the options the statistics imply
+// (spectrum_options_from_stats). Analyse once per run and hand the result to
+// the JSON, the page and the plot.
+SpectrumAnalysis analyze_stats_spectrum(const nlohmann::json& stats, const std::vector<uint64_t>& histogram);
+
+// The HTML page; the genome size and peak coverage appear in its summary
+// table when the spectrum has a peak. An empty histogram gives a page without
+// the spectrum section but a note saying how to get it. The overload without
+// an analysis makes it with analyze_stats_spectrum.
+std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                        const SpectrumAnalysis& analysis);
 std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram);
 
-// report_html / spectrum_svg written to path ("-" = stdout).
+// report_html / spectrum_svg written to path ("-" = stdout); without an
+// analysis they make one with analyze_stats_spectrum.
+void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                       const SpectrumAnalysis& analysis, const std::string& path);
+void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                        const SpectrumAnalysis& analysis, const std::string& path);
 void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);
 void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);
+
+// Which statistics a report can be made from: check_count_stats (stats.hpp).
 
 // MultiQC custom content (picked up by `multiqc` with no module, files named
 // *_mqc.json): a general statistics row for `sample` (reads, bases, distinct,
@@ -51,11 +65,13 @@ nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json&
                                 const std::vector<uint64_t>& histogram);
 // Where `count --stats S.stats.json` puts them: S.stats_mqc.json and
 // S.stats_spectrum_mqc.json; the sample is S (the name without .json and a
-// trailing .stats or _stats).
+// trailing .stats or _stats). With a histogram named H_jf.hist (histo_path),
+// which MultiQC's jellyfish module reads and calls H_jf, the sample is H_jf
+// too, so that one sample has one name in the whole MultiQC report.
 struct MultiqcPaths {
   std::string sample, general_stats, spectrum;
 };
-MultiqcPaths multiqc_paths(const std::string& stats_path);
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path = "");
 
 // Escapes & < > " ' for HTML and XML text and attributes.
 std::string html_escape(const std::string& text);

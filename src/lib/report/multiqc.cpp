@@ -6,17 +6,27 @@
 
 namespace kmerbloom {
 
-MultiqcPaths multiqc_paths(const std::string& stats_path) {
+namespace {
+// The file name without its directory.
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path) {
   std::string prefix = stats_path;
   if (prefix.size() > 5 && prefix.ends_with(".json")) prefix.resize(prefix.size() - 5);
   MultiqcPaths p;
   p.general_stats = prefix + "_mqc.json";
   p.spectrum = prefix + "_spectrum_mqc.json";
-  const size_t slash = prefix.find_last_of('/');
-  p.sample = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+  p.sample = base_name(prefix);
   for (const char* tail : {".stats", "_stats"})
     if (p.sample.size() > 6 && p.sample.ends_with(tail)) p.sample.resize(p.sample.size() - 6);
   if (p.sample.empty() || p.sample == "-") p.sample = "kmerbloom";
+  // MultiQC's jellyfish module finds *_jf.hist and drops ".hist" from the name.
+  if (const std::string h = base_name(histo_path); h.size() > 8 && h.ends_with("_jf.hist"))
+    p.sample = h.substr(0, h.size() - 5);
   return p;
 }
 

@@ -277,7 +277,7 @@ std::string bar(double share) {
   return strf("<div class=\"bar\"><span style=\"width:%.1f%%\"></span></div>", 100 * share);
 }
 
-void summary_section(Html& h, const json& st) {
+void summary_section(Html& h, const json& st, const SpectrumAnalysis& a) {
   h.s += "<section id=\"summary\"><h2>Summary</h2><table class=\"kv\">\n";
   if (const json* in = field(st, "inputs"); in && in->is_array()) {
     std::string v;
@@ -306,6 +306,10 @@ void summary_section(Html& h, const json& st) {
   count_row("kmers_solid", "Solid k-mers reported", range);
   count_row("kmers_singleton", "Singletons (seen once)", est);
   count_row("max_count", "Largest count");
+  if (a.has_peak)
+    h.row("Genome size", "<b>" + format_bases(a.genome_size) + "</b> " +
+                             strf("(k-mer spectrum, peak coverage %.1fx%s)", a.peak_coverage,
+                                  a.reliable ? "" : "; not reliable, see below"));
   if (const json* b = field(st, "bloom"); b && field(*b, "mode"))
     h.row("Counting mode", "Bloom-gated, " + html_escape(text(*b, "mode")));
   else if (has_num(st, "kmers_total"))
@@ -319,7 +323,7 @@ void summary_section(Html& h, const json& st) {
   h.s += "</table></section>\n";
 }
 
-void spectrum_section(Html& h, const json& st, const std::vector<uint64_t>& hist) {
+void spectrum_section(Html& h, const json& st, const std::vector<uint64_t>& hist, const SpectrumAnalysis& a) {
   h.s += "<section id=\"spectrum\"><h2>k-mer spectrum</h2>\n";
   if (std::all_of(hist.begin() + (hist.empty() ? 0 : 1), hist.end(), [](uint64_t f) { return f == 0; })) {
     h.s +=
@@ -328,7 +332,6 @@ void spectrum_section(Html& h, const json& st, const std::vector<uint64_t>& hist
         "<code>--histo PATH</code>.</p></section>\n";
     return;
   }
-  const SpectrumAnalysis a = analyze_spectrum(hist, spectrum_options_from_stats(st, hist));
   PlotOptions po;
   po.k = static_cast<unsigned>(unum(st, "k"));
   h.s += spectrum_svg(hist, a, po);
@@ -472,7 +475,15 @@ void resources_section(Html& h, const json& st) {
 
 }  // namespace
 
+SpectrumAnalysis analyze_stats_spectrum(const json& stats, const std::vector<uint64_t>& histogram) {
+  return analyze_spectrum(histogram, spectrum_options_from_stats(stats, histogram));
+}
+
 std::string report_html(const json& stats, const std::vector<uint64_t>& histogram) {
+  return report_html(stats, histogram, analyze_stats_spectrum(stats, histogram));
+}
+
+std::string report_html(const json& stats, const std::vector<uint64_t>& histogram, const SpectrumAnalysis& a) {
   Html h;
   h.s =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -488,8 +499,8 @@ std::string report_html(const json& stats, const std::vector<uint64_t>& histogra
   if (field(stats, "version"))
     sub += (sub.empty() ? "" : " \u00b7 ") + ("kmerbloom " + html_escape(text(stats, "version")));
   h.s += "<p class=\"sub\">" + sub + "</p>\n";
-  summary_section(h, stats);
-  spectrum_section(h, stats, histogram);
+  summary_section(h, stats, a);
+  spectrum_section(h, stats, histogram, a);
   bloom_section(h, stats);
   resources_section(h, stats);
   h.s +=
@@ -498,20 +509,29 @@ std::string report_html(const json& stats, const std::vector<uint64_t>& histogra
   return h.s;
 }
 
-void write_report_html(const json& stats, const std::vector<uint64_t>& histogram, const std::string& path) {
+void write_report_html(const json& stats, const std::vector<uint64_t>& histogram, const SpectrumAnalysis& a,
+                       const std::string& path) {
   OutputFile out(path);
-  out.write(report_html(stats, histogram));
+  out.write(report_html(stats, histogram, a));
   out.commit();
 }
 
-void write_spectrum_svg(const json& stats, const std::vector<uint64_t>& histogram, const std::string& path) {
-  const SpectrumAnalysis a = analyze_spectrum(histogram, spectrum_options_from_stats(stats, histogram));
+void write_spectrum_svg(const json& stats, const std::vector<uint64_t>& histogram, const SpectrumAnalysis& a,
+                        const std::string& path) {
   PlotOptions po;
   po.k = static_cast<unsigned>(unum(stats, "k"));
   OutputFile out(path);
   out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   out.write(spectrum_svg(histogram, a, po));
   out.commit();
+}
+
+void write_report_html(const json& stats, const std::vector<uint64_t>& histogram, const std::string& path) {
+  write_report_html(stats, histogram, analyze_stats_spectrum(stats, histogram), path);
+}
+
+void write_spectrum_svg(const json& stats, const std::vector<uint64_t>& histogram, const std::string& path) {
+  write_spectrum_svg(stats, histogram, analyze_stats_spectrum(stats, histogram), path);
 }
 
 }  // namespace kmerbloom
