@@ -1,0 +1,346 @@
+// Tests of the KFF reader and writer: the bytes the writer lays down against
+// the specification, round trips for k from 1 to 255, the specification's own
+// examples, files with unsorted sections merged in order, and forged or
+// truncated files refused with an error naming the file and the place.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kmerbloom/error.hpp"
+#include "kmerbloom/io/kff.hpp"
+#include "kmerbloom/io/output.hpp"
+
+namespace kmerbloom {
+namespace {
+
+namespace fs = std::filesystem;
+using Records = std::vector<std::pair<std::string, uint64_t>>;
+
+class Kff : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kb-kff-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string put(const std::string& name, const std::string& bytes) const {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+    return path(name);
+  }
+  static std::string get(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------- oracles
+
+// Big-endian integer of `width` bytes.
+std::string be(uint64_t v, unsigned width) {
+  std::string s;
+  for (unsigned i = width; i-- > 0;) s.push_back(static_cast<char>(v >> (8 * i)));
+  return s;
+}
+
+// Bases packed 2 bits each, right-aligned in whole bytes, with codes for A, C, G, T.
+std::string pack(const std::string& bases, const char* codes = "\x00\x01\x02\x03") {
+  const size_t bytes = (bases.size() + 3) / 4;
+  std::string out(bytes, '\0');
+  size_t bit = 2 * (4 * bytes - bases.size());
+  for (const char c : bases) {
+    const size_t code = static_cast<unsigned char>(codes[std::string("ACGT").find(c)]);
+    out[bit / 8] = static_cast<char>(out[bit / 8] | code << (6 - bit % 8));
+    bit += 2;
+  }
+  return out;
+}
+
+std::string header(uint8_t encoding = 0x1b, uint8_t unique = 1, uint8_t canonical = 1, const std::string& free = "") {
+  return std::string("KFF\x01\x00", 5) + static_cast<char>(encoding) + static_cast<char>(unique) +
+         static_cast<char>(canonical) + be(free.size(), 4) + free;
+}
+
+std::string vars(const std::vector<std::pair<std::string, uint64_t>>& v) {
+  std::string s = "v" + be(v.size(), 8);
+  for (const auto& [name, value] : v) s += name + std::string(1, '\0') + be(value, 8);
+  return s;
+}
+
+// An 'r' section of one k-mer per block (max = 1).
+std::string raw_section(const Records& r, unsigned data_size) {
+  std::string s = "r" + be(r.size(), 8);
+  for (const auto& [kmer, count] : r) s += pack(kmer) + be(count, data_size);
+  return s;
+}
+
+Records read_all(const std::string& p) {
+  KffReader r(p);
+  Records out;
+  std::string_view km;
+  uint64_t c;
+  while (r.next(km, c)) out.emplace_back(std::string(km), c);
+  return out;
+}
+
+Records read_sorted(const std::string& p, size_t buffer = 1 << 16) {
+  KffSortedReader r(p, buffer);
+  Records out;
+  std::string_view km;
+  uint64_t c;
+  while (r.next(km, c)) out.emplace_back(std::string(km), c);
+  return out;
+}
+
+std::string random_kmer(std::mt19937_64& rng, unsigned k) {
+  std::string s(k, 'A');
+  for (char& c : s) c = "ACGT"[rng() % 4];
+  return s;
+}
+
+// Sorted unique k-mers with counts of every width from 1 to 5 bytes.
+Records random_records(unsigned k, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::map<std::string, uint64_t> m;
+  for (size_t i = 0; i < n * 4 && m.size() < n; ++i) {
+    const unsigned bytes = 1 + static_cast<unsigned>(rng() % 5);
+    m[random_kmer(rng, k)] = 1 + rng() % ((uint64_t{1} << (8 * bytes)) - 1);
+  }
+  return {m.begin(), m.end()};
+}
+
+std::string write_kff(const std::string& p, const Records& r, KffWriterOptions o) {
+  OutputFile out(p, false);
+  KffWriter w(out, o);
+  for (const auto& [kmer, count] : r) w.add(kmer, count);
+  w.finish();
+  out.commit();
+  return p;
+}
+
+// Throws InputError whose message starts with the path and holds `words`.
+void expect_error(const std::string& p, const std::string& words) {
+  try {
+    (void)read_all(p);
+    ADD_FAILURE() << "no error, expected: " << words;
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(p + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(words), std::string::npos) << msg;
+  }
+}
+
+// ---------------------------------------------------------------- writer
+
+TEST_F(Kff, WriterLaysDownTheSpecifiedBytes) {
+  const Records r = {{"ACGTA", 7}, {"TTTTT", 300}};
+  KffWriterOptions o{.k = 5, .canonical = false, .min_count = 2, .max_count = 1000};
+  const std::string got = get(write_kff(path("a.kff"), r, o));
+  // Header, then the scope and the section: counts up to 300 take 2 bytes.
+  std::string want = header(0x1b, 1, 0);
+  const size_t v_at = want.size();
+  want += vars({{"k", 5}, {"max", 1}, {"data_size", 2}, {"ordered", 1}});
+  const size_t r_at = want.size();
+  // ACGTA is 00 01 10 11 00: 0x00 0x6c right-aligned in 2 bytes.
+  EXPECT_EQ(pack("ACGTA"), std::string("\x00\x6c", 2));
+  want += raw_section(r, 2);
+  const size_t i_at = want.size(), i_end = i_at + 1 + 8 + 3 * 9 + 8;
+  const std::string footer = vars({{"first_index", i_at}, {"min_count", 2}, {"max_count", 1000}, {"counter_size", 2},
+                                   {"footer_size", 1 + 8 + 20 + 18 + 18 + 21 + 20}});
+  want += "i" + be(3, 8) + "v" + be(v_at - i_end, 8) + "r" + be(r_at - i_end, 8) + "v" + be(0, 8) + be(0, 8);
+  want += footer + "KFF";
+  EXPECT_EQ(footer.size(), 1u + 8 + 20 + 18 + 18 + 21 + 20);
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(Kff, CountsTakeTheFewestBytesSectionBySection) {
+  // Sections of 2 k-mers: widths 1, 3, 3, 1 -> three scopes.
+  const Records r = {{"AAAA", 1},   {"AAAC", 255},  {"AAAG", 256},    {"AAAT", 70000},
+                     {"AACA", 2},   {"AACC", 1 << 20}, {"AACG", 9},   {"AACT", 10}};
+  const std::string got = get(write_kff(path("w.kff"), r, {.k = 4, .section_kmers = 2}));
+  std::string want = header() + vars({{"k", 4}, {"max", 1}, {"data_size", 1}, {"ordered", 1}}) +
+                     raw_section({r[0], r[1]}, 1) + vars({{"k", 4}, {"max", 1}, {"data_size", 3}, {"ordered", 1}}) +
+                     raw_section({r[2], r[3]}, 3) + raw_section({r[4], r[5]}, 3) +
+                     vars({{"k", 4}, {"max", 1}, {"data_size", 1}, {"ordered", 1}}) + raw_section({r[6], r[7]}, 1);
+  EXPECT_EQ(got.substr(0, want.size()), want);
+  EXPECT_EQ(read_all(path("w.kff")), r);
+}
+
+TEST_F(Kff, RoundTripForEveryWidthOfK) {
+  for (const unsigned k : {1u, 2u, 3u, 4u, 5u, 31u, 32u, 33u, 63u, 64u, 127u, 128u, 255u}) {
+    const Records r = random_records(k, 300, k);
+    for (const uint64_t section : {uint64_t{1}, uint64_t{7}, uint64_t{1} << 17}) {
+      const std::string p = write_kff(path("k.kff"), r, {.k = k, .section_kmers = section});
+      EXPECT_EQ(read_all(p), r) << "k = " << k << ", sections of " << section;
+      EXPECT_EQ(read_sorted(p), r) << "k = " << k << ", sections of " << section;
+    }
+  }
+}
+
+TEST_F(Kff, EmptySetIsAValidFile) {
+  const std::string p = write_kff(path("e.kff"), {}, {.k = 21});
+  EXPECT_TRUE(read_all(p).empty());
+  EXPECT_TRUE(read_sorted(p).empty());
+  EXPECT_TRUE(is_kff_file(p));
+}
+
+TEST_F(Kff, WriterRefusesUnsortedOrBadKmers) {
+  OutputFile out(path("bad.kff"), false);
+  KffWriter w(out, {.k = 3});
+  w.add("ACG", 2);
+  EXPECT_THROW(w.add("ACG", 2), std::invalid_argument);  // repeated
+  EXPECT_THROW(w.add("AAA", 2), std::invalid_argument);  // before
+  EXPECT_THROW(w.add("ACGT", 2), std::invalid_argument);
+  EXPECT_THROW(w.add("CNA", 2), std::invalid_argument);
+  EXPECT_THROW(w.add("cca", 2), std::invalid_argument);
+  EXPECT_THROW(w.add("CCA", 0), std::invalid_argument);
+  w.add("CCA", 1);
+}
+
+// ---------------------------------------------------------------- reader
+
+// The raw section example of the specification: k = 10, max = 255,
+// data_size = 1, encoding 0x2d (A=0, C=2, G=3, T=1).
+TEST_F(Kff, ReadsTheSpecificationsRawExample) {
+  const std::string seqs = "r" + be(3, 8) + "\x03" + "\x24\x09\xc5" + "\x20\x2f\x01" + "\x01" +
+                           std::string("\x00\x27\x1b", 3) + "\x0c" + "\x02" + "\x24\x09\xc5" + "\x01\x2f";
+  EXPECT_EQ(pack("ACTAAACTGATT", "\x00\x02\x03\x01"), "\x24\x09\xc5");
+  const std::string p =
+      put("spec.kff", header(0x2d, 0, 0) + vars({{"k", 10}, {"max", 255}, {"data_size", 1}}) + seqs + "KFF");
+  const Records want = {{"ACTAAACTGA", 32}, {"CTAAACTGAT", 47}, {"TAAACTGATT", 1},
+                        {"AAACTGATCG", 12}, {"CTAAACTGAT", 1},  {"TAAACTGATT", 47}};
+  EXPECT_EQ(read_all(p), want);
+  EXPECT_THROW((void)read_sorted(p), InputError);  // not in k-mer order: cannot be merged
+}
+
+// The minimizer example (m = 8, minimizer AAACTGAT), with the minimizer
+// position on ceil(log2(k + max - 1)) = 9 bits, 2 bytes, as the KFF
+// reference implementation sizes it.
+TEST_F(Kff, ReadsMinimizerSections) {
+  const char* enc = "\x00\x02\x03\x01";
+  const std::string m = "m" + pack("AAACTGAT", enc) + be(3, 8) + "\x03" + be(3, 2) + pack("ACTT", enc) +
+                        "\x20\x2f\x01" + "\x01" + be(0, 2) + pack("CG", enc) + "\x0c" + "\x02" + be(2, 2) +
+                        pack("CTT", enc) + "\x01\x2f";
+  const std::string p =
+      put("m.kff", header(0x2d, 0, 0) + vars({{"k", 10}, {"m", 8}, {"max", 255}, {"data_size", 1}}) + m + "KFF");
+  const Records want = {{"ACTAAACTGA", 32}, {"CTAAACTGAT", 47}, {"TAAACTGATT", 1},
+                        {"AAACTGATCG", 12}, {"CTAAACTGAT", 1},  {"TAAACTGATT", 47}};
+  EXPECT_EQ(read_all(p), want);
+}
+
+TEST_F(Kff, NoDataMeansCountOne) {
+  const std::string p = put("d0.kff", header() + vars({{"k", 3}, {"max", 1}, {"data_size", 0}}) + "r" + be(2, 8) +
+                                          pack("ACG") + pack("TTT") + "KFF");
+  EXPECT_EQ(read_all(p), (Records{{"ACG", 1}, {"TTT", 1}}));
+}
+
+TEST_F(Kff, SortedReaderMergesSectionsOfAPlainFile) {
+  // Two ordered sections, interleaved as KMC's bins are.
+  const std::string scope = vars({{"k", 3}, {"max", 1}, {"data_size", 1}, {"ordered", 1}});
+  const std::string body = header() + scope + raw_section({{"AAC", 1}, {"GGG", 2}, {"TTA", 3}}, 1) +
+                           raw_section({{"AAA", 4}, {"CCC", 5}, {"GGG", 6}}, 1) + "KFF";
+  const std::string p = put("two.kff", body);
+  const Records want = {{"AAA", 4}, {"AAC", 1}, {"CCC", 5}, {"GGG", 2}, {"GGG", 6}, {"TTA", 3}};
+  EXPECT_EQ(read_sorted(p), want);
+  EXPECT_EQ(read_sorted(p, 1), want);  // smallest buffers
+  // The same bytes as gzip: a stream cannot be merged, the disorder is an error.
+  const std::string gz = path("two.kff.gz");
+  gzFile f = gzopen(gz.c_str(), "wb");
+  gzwrite(f, body.data(), static_cast<unsigned>(body.size()));
+  gzclose(f);
+  EXPECT_EQ(read_all(gz).size(), 6u);
+  EXPECT_TRUE(is_kff_file(gz));
+  try {
+    (void)read_sorted(gz);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of order (AAA after TTA)"), std::string::npos) << e.what();
+  }
+  // A section out of order in itself is an error on a plain file too.
+  const std::string bad = put("bad.kff", header() + scope + raw_section({{"CCC", 1}, {"AAA", 2}}, 1) + "KFF");
+  EXPECT_THROW((void)read_sorted(bad), InputError);
+}
+
+TEST_F(Kff, IsKffFileLooksAtTheContent) {
+  EXPECT_FALSE(is_kff_file(put("t.tsv", "ACGT\t3\n")));
+  EXPECT_FALSE(is_kff_file(put("short", "KF")));
+  EXPECT_FALSE(is_kff_file("-"));
+  EXPECT_THROW((void)is_kff_file(path("missing")), InputError);
+}
+
+// ---------------------------------------------------------------- forged files
+
+TEST_F(Kff, ForgedFilesAreCleanErrors) {
+  const std::string scope = vars({{"k", 3}, {"max", 1}, {"data_size", 1}});
+  const std::string r = raw_section({{"ACG", 1}}, 1);
+  const auto file = [&](const std::string& name, const std::string& bytes) { return put(name, bytes); };
+  expect_error(file("magic", "KFG" + header().substr(3) + scope + r + "KFF"), "not a KFF file");
+  expect_error(file("version", "KFF\x02" + header().substr(4) + scope + r + "KFF"), "KFF version 2.0");
+  expect_error(file("enc", header(0x1a) + scope + r + "KFF"), "encoding 0x1a");
+  expect_error(file("unique", header(0x1b, 2) + scope + r + "KFF"), "'unique' flag 2");
+  expect_error(file("nok", header() + vars({{"max", 1}, {"data_size", 1}}) + r + "KFF"), "variable 'k' is not declared");
+  expect_error(file("nomax", header() + vars({{"k", 3}, {"data_size", 1}}) + r + "KFF"), "variable 'max'");
+  expect_error(file("bigk", header() + vars({{"k", 5000}, {"max", 1}, {"data_size", 1}}) + r + "KFF"), "k = 5000");
+  expect_error(file("k0", header() + vars({{"k", 0}, {"max", 1}, {"data_size", 1}}) + r + "KFF"), "k = 0");
+  expect_error(file("ds", header() + vars({{"k", 3}, {"max", 1}, {"data_size", 9}}) + r + "KFF"), "data_size = 9");
+  expect_error(file("type", header() + scope + "x" + r + "KFF"), "unknown section type 0x78");
+  expect_error(file("after", header() + scope + r + "KFF!"), "bytes after the final 'KFF' signature");
+  expect_error(file("nosig", header() + scope + r), "without the final 'KFF' signature");
+  expect_error(file("m>k", header() + vars({{"k", 3}, {"m", 4}, {"max", 1}, {"data_size", 1}}) + "m" + pack("ACGT") +
+                               be(0, 8) + "KFF"),
+               "m = 4 with k = 3");
+  expect_error(file("n>max", header() + vars({{"k", 3}, {"max", 2}, {"data_size", 1}}) + "r" + be(1, 8) + "\x03" +
+                                 pack("ACGTA") + "\x01\x01\x01KFF"),
+               "block of 3 k-mers (1 to max = 2)");
+  expect_error(file("n0", header() + vars({{"k", 3}, {"max", 2}, {"data_size", 1}}) + "r" + be(1, 8) + std::string("\x00KFF", 4)),
+               "block of 0 k-mers");
+  expect_error(file("mpos", header() + vars({{"k", 3}, {"m", 2}, {"max", 1}, {"data_size", 1}}) + "m" + pack("AC") +
+                                be(1, 8) + "\x05" + pack("G") + "\x01KFF"),
+               "minimizer at 5 in a block of 3 bases");
+  expect_error(file("name", header() + "v" + be(1, 8) + std::string(300, 'k') + be(1, 8) + "KFF"),
+               "variable name longer than 255 bytes");
+  // An index entry that points between sections.
+  const std::string body = header() + scope + r;
+  const size_t end = body.size() + 1 + 8 + 9 + 8;
+  expect_error(file("index", body + "i" + be(1, 8) + "r" + be(static_cast<uint64_t>(-(static_cast<int64_t>(end) - 3)), 8) +
+                                 be(0, 8) + "KFF"),
+               "the index points to a section 'r' at byte 3");
+}
+
+TEST_F(Kff, EveryTruncationIsAnErrorNamingTheFile) {
+  const std::string whole = get(write_kff(path("w.kff"), random_records(7, 40, 9), {.k = 7, .section_kmers = 16}));
+  for (size_t n = 0; n < whole.size(); ++n) {
+    const std::string p = put("cut.kff", whole.substr(0, n));
+    EXPECT_THROW((void)read_all(p), InputError) << n << " bytes";
+    EXPECT_THROW((void)read_sorted(p), InputError) << n << " bytes";
+  }
+}
+
+TEST_F(Kff, ErrorsNameThePlace) {
+  const std::string scope = vars({{"k", 3}, {"max", 1}, {"data_size", 1}});
+  const std::string head = header() + scope;
+  const std::string p = put("p.kff", head + "r" + be(2, 8) + pack("ACG") + "\x01");
+  try {
+    (void)read_all(p);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    const std::string want = p + ": byte " + std::to_string(head.size() + 9 + 2) + " (section 'r' at byte " +
+                             std::to_string(head.size()) + "): file ends inside a block's sequence (truncated)";
+    EXPECT_EQ(e.what(), want);
+  }
+}
+
+}  // namespace
+}  // namespace kmerbloom
