@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "kmerbloom/count/counter.hpp"
+#include "kmerbloom/io/kff.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/io/progress.hpp"
 #include "kmerbloom/report/report.hpp"
@@ -159,12 +160,18 @@ int run_count(CountArgs& a) {
   OutputFile out(a.output);
   const bool fasta = a.format == "fasta";
   const unsigned k = a.opt.k;
+  std::unique_ptr<KffWriter> kff;
+  if (a.format == "kff")
+    kff = std::make_unique<KffWriter>(out, KffWriterOptions{.k = k, .canonical = a.opt.canonical,
+                                                            .min_count = a.opt.min_count, .max_count = a.opt.max_count});
   KmerSink sink = [&](std::string_view kmer, uint64_t count) {
     if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
       meter.stop();
       meter_running = false;
     }
-    if (fasta) {
+    if (kff) {
+      kff->add(kmer, count);
+    } else if (fasta) {
       out.put('>');
       out.put_uint(count);
       out.put('\n');
@@ -217,6 +224,7 @@ int run_count(CountArgs& a) {
     if (!a.report.empty()) write_report_html(stats, r.histogram, spectrum, a.report);
     if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, spectrum, a.plot);
   }
+  if (kff) kff->finish();
   out.commit();
   spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,
                r.distinct, r.solid, a.opt.min_count, a.opt.max_count, clock.wall_seconds());
@@ -232,8 +240,8 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
   sub.add_option("-o,--output", a->output, "Solid k-mers; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
-  sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT) or fasta (>COUNT, KMER)")
-      ->check(CLI::IsMember({"tsv", "fasta"}))
+  sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
+      ->check(CLI::IsMember({"tsv", "fasta", "kff"}))
       ->capture_default_str();
   sub.add_option("-c,-L,--min-count", a->opt.min_count, "Report k-mers seen at least this often")->capture_default_str();
   sub.add_option("-U,--max-count", a->opt.max_count, "Report k-mers seen at most this often")->capture_default_str();
