@@ -153,7 +153,7 @@ Action setup_filter(CLI::App& sub) {
   sub.add_option("-c,--min-count", a->opt.min_count, "Weak k-mers occur fewer times than this")
       ->capture_default_str();
   sub.add_option("--solid", a->opt.solid_path,
-                 "Solid k-mers from `kmerbloom count` (TSV or FASTA, .gz too) instead of a first pass");
+                 "Solid k-mers from `kmerbloom count` (TSV, FASTA or KFF, .gz too; KMC's -okff too) instead of a first pass");
   sub.add_option("--expected", a->opt.expected_kmers,
                  "Distinct k-mers the abundance sketch should hold (default: input bases / 16)");
   sub.add_option("-M,--max-memory", a->opt.max_memory, "Upper bound on the abundance sketch, bytes (K, M, G suffixes)")

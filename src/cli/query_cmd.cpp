@@ -99,7 +99,7 @@ Action setup_query(CLI::App& sub) {
   sub.add_option("filter", a->filter, "Filter file (.kbf) written by kmerbloom build or merge")->required();
   sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files to screen, plain, gzip or BGZF; - reads stdin");
   sub.add_option("--kmers", a->kmers,
-                 "Query a k-mer list instead: one k-mer per line, or KMER<TAB>COUNT as count writes it (.gz or -)");
+                 "Query a k-mer list instead: one k-mer per line, KMER<TAB>COUNT as count writes it, or a KFF file (.gz or -)");
   sub.add_option("-o,--output", a->output, "Per-read TSV; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
   sub.add_option("--summary", a->summary, "Write the summary as JSON (it always goes to stderr unless -q)");

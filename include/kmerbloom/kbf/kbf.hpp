@@ -153,7 +153,8 @@ QuerySummary query_reads(const LoadedFilter& filter, const QueryOptions& options
 
 // A k-mer list: one k-mer per line, optionally followed by whitespace and more
 // fields (KMER<TAB>COUNT as count writes it); lines starting with '>' (count's
-// FASTA form) and empty lines are skipped; plain or gzip, "-" for stdin.
+// FASTA form) and empty lines are skipped; plain or gzip, "-" for stdin. Or a
+// KFF file (io/kff.hpp), its k-mers in file order.
 // Calls on_kmer(kmer as written, present) per k-mer in order. In the summary
 // every k-mer is one "read" of one k-mer. Throws InputError for a line whose
 // k-mer is not k bases of ACGT.
@@ -198,7 +199,8 @@ class FilterCombiner {
 // ----------------------------------------------------- merge counting results
 
 // k-way merge of KMER<TAB>COUNT files, each sorted by k-mer as count writes
-// them (plain or gzip, "-" for stdin): equal k-mers' counts are summed, k-mers
+// them (plain or gzip, "-" for stdin), or KFF files (their sections merged
+// into k-mer order, io/kff.hpp): equal k-mers' counts are summed, k-mers
 // whose sum is below min_count are dropped, the rest go to sink in order.
 // Partitions of one count (count --partition I/N) are disjoint, so their merge
 // is exactly the unpartitioned output. Every input is open at once, with a

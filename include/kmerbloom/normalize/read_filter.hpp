@@ -56,7 +56,7 @@ struct ReadFilterOptions {
   unsigned target_coverage = 20;    // C, 1..255 (the sketch's counters stop at 255)
   WeakMode weak = WeakMode::none;
   uint32_t min_count = 2;           // weak k-mers occur fewer times than this; >= 2
-  std::string solid_path;           // `kmerbloom count` output (TSV or FASTA form, .gz too) instead of a first pass
+  std::string solid_path;           // `kmerbloom count` output (TSV, FASTA or KFF, .gz too) instead of a first pass
   uint64_t expected_kmers = 0;      // distinct k-mers the sketch should hold; 0 = from the input size
   uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on the sketch
   unsigned threads = 1;             // worker threads (a reader, a decider and a writer thread come on top)

@@ -1,5 +1,7 @@
 #include "kmerbloom/io/count_file.hpp"
 
+#include "kmerbloom/format.hpp"
+#include "kmerbloom/io/kff.hpp"
 #include "kmerbloom/io/line_reader.hpp"
 
 namespace kmerbloom {
@@ -45,9 +47,32 @@ class TextCountReader final : public CountFileReader {
   bool fasta_form_;
 };
 
+// A KFF file, in file order or in k-mer order.
+class KffCountReader final : public CountFileReader {
+ public:
+  KffCountReader(const std::string& path, const CountFileOptions& o) : name_(display_name(path)) {
+    if (o.kmer_order)
+      sorted_ = std::make_unique<KffSortedReader>(path, o.buffer_bytes);
+    else
+      file_ = std::make_unique<KffReader>(path);
+  }
+  bool next(KmerCount& out) override { return sorted_ ? sorted_->next(out.kmer, out.count) : file_->next(out.kmer, out.count); }
+  [[noreturn]] void fail(const std::string& what) const override {
+    if (sorted_) sorted_->fail(what);
+    file_->fail(what);
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_;
+  std::unique_ptr<KffReader> file_;
+  std::unique_ptr<KffSortedReader> sorted_;
+};
+
 }  // namespace
 
 std::unique_ptr<CountFileReader> open_count_file(const std::string& path, const CountFileOptions& options) {
+  if (is_kff_file(path)) return std::make_unique<KffCountReader>(path, options);
   return std::make_unique<TextCountReader>(path, options);
 }
 

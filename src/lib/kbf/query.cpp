@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "kmerbloom/io/count_file.hpp"
+#include "kmerbloom/io/kff.hpp"
 #include "kmerbloom/io/line_reader.hpp"
 #include "kmerbloom/io/reader.hpp"
 #include "kmerbloom/kbf/kbf.hpp"
@@ -169,6 +170,23 @@ QuerySummary query_kmer_list(const LoadedFilter& lf, const std::string& path, do
   if (!(threshold >= 0 && threshold <= 1)) throw std::invalid_argument("--threshold must be in [0, 1]");
   const unsigned k = lf.meta.k;
   Tally tally{.s = {.threshold = threshold}};
+  const auto ask = [&]<class W>(std::string_view text, W km) {
+    if (lf.meta.canonical) km = std::min(km, reverse_complement(km, k));
+    const bool present = lf.filter.contains(hash_kmer(km, lf.meta.seed));
+    tally.add(ReadHits{text, 1, present ? 1u : 0u});
+    on_kmer(text, present);
+  };
+  if (is_kff_file(path)) {  // the k-mers of a KFF file, in file order
+    const auto in = open_count_file(path);
+    dispatch_kmer_width(k, [&]<class W>() {
+      for (KmerCount r; in->next(r);) {
+        if (r.kmer.size() != k)
+          in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the filter's k is " + std::to_string(k));
+        ask(r.kmer, encode_kmer<W>(r.kmer));
+      }
+    });
+    return tally.done();
+  }
   LineReader in(path, size_t{1} << 20);
   dispatch_kmer_width(k, [&]<class W>() {
     std::string_view line;
@@ -183,10 +201,7 @@ QuerySummary query_kmer_list(const LoadedFilter& lf, const std::string& path, do
       } catch (const std::invalid_argument& e) {
         in.fail(e.what());
       }
-      if (lf.meta.canonical) km = std::min(km, reverse_complement(km, k));
-      const bool present = lf.filter.contains(hash_kmer(km, lf.meta.seed));
-      tally.add(ReadHits{text, 1, present ? 1u : 0u});
-      on_kmer(text, present);
+      ask(text, km);
     }
   });
   return tally.done();
@@ -197,7 +212,7 @@ QuerySummary query_kmer_list(const LoadedFilter& lf, const std::string& path, do
 namespace {
 
 struct CountCursor {
-  CountCursor(const std::string& path, size_t buffer) : in(open_count_file(path, {false, buffer})) {}
+  CountCursor(const std::string& path, size_t buffer) : in(open_count_file(path, {false, buffer, true})) {}
   std::unique_ptr<CountFileReader> in;
   std::string kmer;
   uint64_t count = 0;
