@@ -4,7 +4,7 @@
 # fresh copy of its seed corpus, then replays every saved crash input in
 # test/fuzz/regressions/<target>/. Exits non-zero on any crash, leak,
 # timeout, sanitizer report or oracle failure.
-#   bash test/fuzz/run.sh [TARGET...]        (default: both targets)
+#   bash test/fuzz/run.sh [TARGET...]        (default: every target)
 # Environment: FUZZ_SECONDS (per target, default 60; 0 only replays),
 # FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (compile jobs, default 2).
 # Nothing is written into the source tree: the working corpus is
@@ -15,7 +15,7 @@ FUZZ=$ROOT/test/fuzz
 BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-60}
 SHARED=${KMERBLOOM_SHARED:-$ROOT/../shared}
-if [ $# -gt 0 ]; then targets=("$@"); else targets=(fuzz_reader fuzz_filter_file); fi
+if [ $# -gt 0 ]; then targets=("$@"); else targets=(fuzz_reader fuzz_filter_file fuzz_kff); fi
 
 echo "[fuzz] building ${targets[*]} with clang in $BUILD" >&2
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

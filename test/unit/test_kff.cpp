@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../fuzz/kff_harness.hpp"
 #include "kmerbloom/error.hpp"
 #include "kmerbloom/io/kff.hpp"
 #include "kmerbloom/io/output.hpp"
@@ -339,6 +340,43 @@ TEST_F(Kff, ErrorsNameThePlace) {
     const std::string want = p + ": byte " + std::to_string(head.size() + 9 + 2) + " (section 'r' at byte " +
                              std::to_string(head.size()) + "): file ends inside a block's sequence (truncated)";
     EXPECT_EQ(e.what(), want);
+  }
+}
+
+// ---------------------------------------------------------------- fuzz target
+
+const fs::path kFuzzDir = fs::path(KMERBLOOM_TEST_DATA).parent_path() / "fuzz";
+
+// Every seed and every saved crash input of fuzz_kff through its harness.
+TEST(KffFuzz, ReplaysSeedsAndSavedInputs) {
+  size_t n = 0;
+  for (const char* kind : {"corpus", "regressions"}) {
+    const fs::path d = kFuzzDir / kind / "fuzz_kff";
+    if (!fs::is_directory(d)) continue;
+    for (const auto& e : fs::directory_iterator(d)) {
+      std::ifstream in(e.path(), std::ios::binary);
+      const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+      EXPECT_NO_THROW(fuzz::kff_one(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())) << e.path();
+      ++n;
+    }
+  }
+  EXPECT_GE(n, 8u) << "seeds missing under " << kFuzzDir;
+}
+
+// Every byte of the small seeds changed, and every cut: the harness's
+// oracles hold (clean errors, readings that agree).
+TEST(KffFuzz, SmallSeedsMutatedByteByByte) {
+  for (const char* name : {"spec-raw.kff", "spec-minimizer.kff", "two-sections-indexed.kff", "kb-k31.kff", "kmc-k3.kff"}) {
+    std::ifstream in(kFuzzDir / "corpus" / "fuzz_kff" / name, std::ios::binary);
+    const std::string seed{std::istreambuf_iterator<char>(in), {}};
+    ASSERT_FALSE(seed.empty()) << name;
+    for (size_t i = 0; i < seed.size(); ++i)
+      for (const int x : {0x01, 0x80, 0xff}) {
+        std::string b = seed;
+        b[i] = static_cast<char>(b[i] ^ x);
+        EXPECT_NO_THROW(fuzz::kff_one(reinterpret_cast<const uint8_t*>(b.data()), b.size())) << name << " byte " << i;
+        EXPECT_NO_THROW(fuzz::kff_one(reinterpret_cast<const uint8_t*>(b.data()), i)) << name << " cut " << i;
+      }
   }
 }
 
