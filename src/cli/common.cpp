@@ -83,6 +83,12 @@ void add_run_costs(nlohmann::json& j, const RunClock& clock) {
   j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
 }
 
+std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths) {
+  std::vector<NamedPath> out;
+  for (const auto& p : paths) out.push_back({"input", p});
+  return out;
+}
+
 void write_json(const std::string& path, const nlohmann::json& j) {
   OutputFile out(path);
   out.write(j.dump(2));

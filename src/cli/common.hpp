@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kmerbloom/io/paths.hpp"
+
 namespace kmerbloom::cli {
 
 // Exit codes, documented in README.md ("Errors and exit codes").
@@ -47,6 +49,9 @@ unsigned default_threads();
 nlohmann::json stats_header(const char* command, const std::vector<std::string>& inputs);
 // Adds wall_seconds, cpu_seconds and peak_memory_bytes of the run so far.
 void add_run_costs(nlohmann::json& j, const RunClock& clock);
+
+// Positional inputs for check_output_paths, each named "input".
+std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths);
 
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);

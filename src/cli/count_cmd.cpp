@@ -141,12 +141,26 @@ void parse_partition(const std::string& text, CountOptions& o) {
   }
 }
 
+// Refuses outputs that would replace an input or each other (exit 2), before
+// anything is read or written.
+void check_outputs(const CountArgs& a) {
+  std::vector<NamedPath> outs{{"-o", a.output}, {"--histo", a.histo}, {"--stats", a.stats},
+                              {"--report", a.report}, {"--plot", a.plot}};
+  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+    const MultiqcPaths mqc = multiqc_paths(a.stats);
+    outs.push_back({"--stats (its MultiQC file)", mqc.general_stats});
+    outs.push_back({"--stats (its MultiQC file)", mqc.spectrum});
+  }
+  check_output_paths(named_inputs(a.opt.inputs), outs);
+}
+
 int run_count(CountArgs& a) {
   RunClock clock;
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
   if (!a.max_memory.empty()) a.opt.max_memory = parse_size(a.max_memory, "--max-memory");
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
+  check_outputs(a);
 
   // Progress on stderr: on a terminal unless -q, or as forced.
   const int force = a.progress ? 1 : a.no_progress ? -1 : 0;

@@ -105,6 +105,9 @@ int run_filter(FilterArgs& a) {
     if (a.output2 == a.output) throw std::invalid_argument("-o and -O name the same output: " + a.output);
   }
   o.validate();  // before any output file is created
+  std::vector<NamedPath> ins = named_inputs(o.inputs);
+  ins.push_back({"--solid", o.solid_path});
+  check_output_paths(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}});
 
   OutputFile out1(a.output);
   std::unique_ptr<OutputFile> out2;

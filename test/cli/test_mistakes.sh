@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A user's mistakes never cost data, and every message says what to do:
+# outputs on an input or on each other, inputs that are streams whatever their
+# path, mixed gzip members, every signal a scheduler sends, threads that
+# cannot start, help texts and hints for the habits of other k-mer counters.
+. "$(dirname "$0")/lib.sh"
+EX=$SRC/data/example.fq.gz
+# lib.sh's `same` prints a diff through `| head`, which under pipefail ends
+# the script on large files: compare quietly here.
+same() { if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; fi; }
+gzip -dc "$EX" > "$T/reads.fq"
+cp "$T/reads.fq" "$T/reads.orig"
+"$KB" count "$T/reads.fq" -o "$T/plain.tsv" -q
+
+# ------------------------------------------------- outputs onto inputs
+# (restored afterwards, so that one failure does not spoil the next checks)
+intact() { same "$1: the reads are intact" "$T/reads.fq" "$T/reads.orig"; cp "$T/reads.orig" "$T/reads.fq"; }
+expect_fail "count -o INPUT refused" 2 "^kmerbloom: error: -o .*reads.fq is the input" \
+  -- "$KB" count "$T/reads.fq" -o "$T/reads.fq"
+intact "count -o INPUT"
+mkdir -p "$T/sub"
+expect_fail "count -o sub/../INPUT refused" 2 "-o .*sub/\.\./reads.fq is the input" \
+  -- "$KB" count "$T/reads.fq" -o "$T/sub/../reads.fq"
+intact "count -o sub/../INPUT"
+ln -s "$T/reads.fq" "$T/link.tsv"
+expect_fail "count -o LINK-TO-INPUT refused" 2 "-o .*link.tsv is the input" \
+  -- "$KB" count "$T/reads.fq" -o "$T/link.tsv"
+intact "count -o LINK-TO-INPUT"
+KB_ABS=$(cd "$(dirname "$KB")" && pwd)/$(basename "$KB")
+cd "$T"
+expect_fail "count --stats INPUT (relative) refused" 2 "--stats reads.fq is the input" \
+  -- "$KB_ABS" count reads.fq -o out.tsv --stats reads.fq
+cd - > /dev/null
+intact "count --stats INPUT"
+expect_fail "count --histo INPUT refused" 2 "--histo .* is the input" \
+  -- "$KB" count "$T/reads.fq" -o "$T/out.tsv" --histo "$T/reads.fq"
+expect_fail "count -o - onto the input (stdout redirected to it) refused" 2 "-o - \(standard output\) is the input" \
+  -- bash -c '"$0" count "$1" >> "$1"' "$KB" "$T/reads.fq"
+intact "count >> INPUT"
+expect_fail "filter -o INPUT refused" 2 "-o .*reads.fq is the input" \
+  -- "$KB" filter "$T/reads.fq" -o "$T/reads.fq"
+intact "filter -o INPUT"
+"$KB" count "$T/reads.fq" -o "$T/solid.tsv" -q
+cp "$T/solid.tsv" "$T/solid.orig"
+expect_fail "filter -O onto --solid refused" 2 "-O .*solid.tsv is the --solid input" \
+  -- "$KB" filter "$T/reads.fq" "$T/reads.fq" --drop-weak --solid "$T/solid.tsv" -o "$T/k1.fq" -O "$T/solid.tsv"
+same "filter -O onto --solid: the solid k-mers are intact" "$T/solid.tsv" "$T/solid.orig"
+cp "$T/solid.orig" "$T/solid.tsv"
+expect_fail "estimate -o INPUT refused" 2 "-o .* is the input" -- "$KB" estimate "$T/reads.fq" -o "$T/reads.fq"
+expect_fail "merge-counts -o INPUT refused" 2 "-o .*solid.tsv is the input" \
+  -- "$KB" merge-counts "$T/solid.tsv" -o "$T/solid.tsv"
+same "merge-counts -o INPUT: intact" "$T/solid.tsv" "$T/solid.orig"
+cp "$T/solid.orig" "$T/solid.tsv"
+intact "every refusal"
+
+# ------------------------------------------------- outputs onto each other
+rm -f "$T/X"
+expect_fail "count -o X --histo X refused, both options named" 2 "-o .*/X and --histo .*/X are the same file" \
+  -- "$KB" count "$T/reads.fq" -o "$T/X" --histo "$T/X"
+check "-o X --histo X: X not created" test ! -e "$T/X"
+expect_fail "count -o X --stats ./X (new file, two spellings) refused" 2 "-o .* and --stats .* are the same file" \
+  -- "$KB" count "$T/reads.fq" -o "$T/X" --stats "$T/sub/../X"
+echo previous > "$T/X"
+expect_fail "count -o X --stats X (existing) refused" 2 "are the same file" \
+  -- "$KB" count "$T/reads.fq" -o "$T/X" --stats "$T/X"
+check "the existing X is untouched" grep -qx previous "$T/X"
+expect_fail "count --histo - with the default -o - refused" 2 "-o - \(standard output\) and --histo - \(standard output\) both write to standard output" \
+  -- "$KB" count "$T/reads.fq" --histo -
+check "nothing reached stdout" test ! -s "$T/stdout"
+expect_fail "count --stats - -o /dev/stdout refused" 2 "both write to standard output" \
+  -- bash -c 'set -o pipefail; "$0" count "$1" -o /dev/stdout --stats - | cat' "$KB" "$T/reads.fq"
+expect_fail "estimate -o - --json - refused" 2 "both write to standard output" -- "$KB" estimate "$T/reads.fq" --json -
+expect_fail "filter -o X -O X refused" 2 "-o .* and -O .* are the same file" \
+  -- "$KB" filter "$T/reads.fq" "$T/reads.fq" -o "$T/k.fq" -O "$T/sub/../k.fq"
+"$KB" count "$T/reads.fq" -o /dev/null --histo /dev/null --stats /dev/null --no-multiqc -q
+ok "/dev/null takes any number of outputs"
+
+finish
