@@ -75,4 +75,26 @@ expect_fail "filter -o X -O X refused" 2 "-o .* and -O .* are the same file" \
 "$KB" count "$T/reads.fq" -o /dev/null --histo /dev/null --stats /dev/null --no-multiqc -q
 ok "/dev/null takes any number of outputs"
 
+# ------------------------------------------------- streams by what they are
+# A FIFO is read once (one pass, as stdin); the run ends.
+mkfifo "$T/in.fifo"
+cat "$T/reads.fq" > "$T/in.fifo" &
+rc=0
+timeout 120 "$KB" count "$T/in.fifo" -o "$T/fifo.tsv" -q 2> "$T/fifo.err" || rc=$?
+wait
+check "a FIFO input counts and ends (exit $rc: $(head -c 200 "$T/fifo.err"))" test "$rc" -eq 0
+"$KB" count - -o "$T/stdin.tsv" -q < "$T/reads.fq"
+same "a FIFO input counts as stdin does (one pass)" "$T/fifo.tsv" "$T/stdin.tsv"
+# A regular file under /dev (here /dev/shm) is a file: two passes, exact.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  shm=$(mktemp /dev/shm/kb-test.XXXXXX)
+  cp "$T/reads.fq" "$shm"
+  "$KB" count "$shm" -o "$T/shm.tsv" -v 2> "$T/shm.err" || bad "count on /dev/shm failed"
+  rm -f "$shm"
+  same "a regular file under /dev/shm counts exactly, as anywhere" "$T/shm.tsv" "$T/plain.tsv"
+  check "no one-pass fallback for a regular file under /dev/" test -z "$(grep -i 'stream' "$T/shm.err")"
+else
+  echo "skip: /dev/shm not writable"
+fi
+
 finish
