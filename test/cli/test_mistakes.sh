@@ -97,4 +97,22 @@ else
   echo "skip: /dev/shm not writable"
 fi
 
+# ------------------------------------------------- gzip members of any kind
+bgzip -c "$T/reads.fq" > "$T/a.bgz"
+head -8 "$T/reads.fq" > "$T/tail.fq"
+gzip -c "$T/tail.fq" > "$T/b.gz"
+cat "$T/a.bgz" "$T/b.gz" > "$T/mixed.gz"
+gzip -t "$T/mixed.gz" && ok "gzip -t accepts BGZF then plain gzip"
+cat "$T/reads.fq" "$T/tail.fq" > "$T/mixed.fq"
+"$KB" count "$T/mixed.gz" --min-count 1 -o "$T/mixed_gz.tsv" -q 2> "$T/mixed.err" || bad "BGZF then gzip: $(cat "$T/mixed.err")"
+"$KB" count "$T/mixed.fq" --min-count 1 -o "$T/mixed_fq.tsv" -q
+same "BGZF member then a plain gzip member: every record" "$T/mixed_gz.tsv" "$T/mixed_fq.tsv"
+cat "$T/b.gz" "$T/a.bgz" > "$T/mixed2.gz"
+"$KB" count "$T/mixed2.gz" --min-count 1 -o "$T/mixed2.tsv" -q 2> "$T/mixed.err" || bad "gzip then BGZF: $(cat "$T/mixed.err")"
+# A BGZF file cut at a block boundary, after a plain member: still refused.
+bgzip -c -@1 "$T/reads.fq" | head -c -28 > "$T/noeof.bgz"
+cat "$T/b.gz" "$T/noeof.bgz" > "$T/mixed3.gz"
+expect_fail "plain gzip then BGZF without its end-of-file block refused" 3 "mixed3.gz: truncated BGZF" \
+  -- "$KB" count "$T/mixed3.gz" -o "$T/m3.tsv"
+
 finish
