@@ -115,4 +115,29 @@ cat "$T/b.gz" "$T/noeof.bgz" > "$T/mixed3.gz"
 expect_fail "plain gzip then BGZF without its end-of-file block refused" 3 "mixed3.gz: truncated BGZF" \
   -- "$KB" count "$T/mixed3.gz" -o "$T/m3.tsv"
 
+# ------------------------------------------------- signals
+for i in $(seq 1 40); do cat "$T/reads.fq"; done > "$T/big.fq"
+for sig in HUP QUIT XCPU XFSZ USR1 USR2; do
+  rm -rf "$T/sig"; mkdir "$T/sig"
+  "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig/out.tsv" --histo "$T/sig/h" -q &
+  pid=$!
+  for _ in $(seq 1 300); do ls "$T/sig" | grep -q kmerbloom-tmp && break; sleep 0.1; done
+  sleep 0.2
+  kill -s "$sig" "$pid"
+  rc=0; wait "$pid" || rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  check "SIG$sig: exit $want (got $rc)" test "$rc" -eq "$want"
+  check "SIG$sig: no temporary output left ($(ls "$T/sig" | tr '\n' ' '))" test -z "$(ls "$T/sig")"
+done
+
+# ------------------------------------------------- threads that cannot start
+rm -rf "$T/thr"; mkdir "$T/thr"
+rc=0
+(ulimit -v 1500000; exec "$KB" count "$T/reads.fq" -t 1000 -o "$T/thr/out.tsv") 2> "$T/thr.err" || rc=$?
+check "-t 1000 under ulimit -v: a clean error, exit 1 (got $rc: $(head -c 300 "$T/thr.err"))" \
+  test "$rc" -eq 1
+check "-t 1000 under ulimit -v: one error line naming the threads" grep -Eq "^kmerbloom: error: cannot start thread [0-9]+ of 1000" "$T/thr.err"
+check "-t 1000 under ulimit -v: no terminate" test -z "$(grep -i terminate "$T/thr.err")"
+check "-t 1000 under ulimit -v: no temporary output left" test -z "$(ls "$T/thr")"
+
 finish

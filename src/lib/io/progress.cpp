@@ -5,10 +5,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <utility>
 
 namespace kmerbloom {
+namespace {
+std::atomic<bool> g_line_open{false};  // see progress_line_open()
+static_assert(std::atomic<bool>::is_always_lock_free);
+}  // namespace
+
+bool progress_line_open() noexcept { return g_line_open.load(std::memory_order_relaxed); }
 
 std::string format_duration(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) seconds = 0;
@@ -231,6 +238,7 @@ void ProgressMeter::draw_locked() {
     line += "\x1b[K";
     std::fwrite(line.data(), 1, line.size(), out_);
     shown_ = true;
+    g_line_open.store(true, std::memory_order_relaxed);
   } else {
     const std::string line = format_progress(s, options_.width ? options_.width : 200) + "\n";
     std::fwrite(line.data(), 1, line.size(), out_);
@@ -243,6 +251,7 @@ void ProgressMeter::clear_locked() {
   std::fputs("\r\x1b[K", out_);
   std::fflush(out_);
   shown_ = false;
+  g_line_open.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace kmerbloom
