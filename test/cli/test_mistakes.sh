@@ -140,4 +140,17 @@ check "-t 1000 under ulimit -v: one error line naming the threads" grep -Eq "^km
 check "-t 1000 under ulimit -v: no terminate" test -z "$(grep -i terminate "$T/thr.err")"
 check "-t 1000 under ulimit -v: no temporary output left" test -z "$(ls "$T/thr")"
 
+# ------------------------------------------------- reader: what other tools accept
+printf '>s1 \nACGTACGTAC \t\nGGTTAACC\t\n>s2\nACGTACGTACGG  \n' > "$T/ws.fa"
+printf '>s1\nACGTACGTACGGTTAACC\n>s2\nACGTACGTACGG\n' > "$T/clean.fa"
+"$KB" count "$T/ws.fa" -k 5 --min-count 1 -o "$T/ws.tsv" -q 2> "$T/ws.err" || bad "FASTA with trailing spaces: $(cat "$T/ws.err")"
+"$KB" count "$T/clean.fa" -k 5 --min-count 1 -o "$T/clean.tsv" -q
+same "spaces and tabs ending FASTA sequence lines are skipped" "$T/ws.tsv" "$T/clean.tsv"
+printf '@r\nACGTA \n+\nIIIIII\n' > "$T/ws.fq"
+expect_fail "a space in a FASTQ sequence stays an error" 3 "ws.fq: record 1 \(line 2\): invalid character ' '" \
+  -- "$KB" count "$T/ws.fq" -k 3 -o "$T/o.tsv"
+head -8 "$T/reads.fq" | tr '\n' '\r' > "$T/mac.fq"
+expect_fail "CR-only line ends named" 3 "mac.fq: line 1: lines end in a carriage return alone" \
+  -- "$KB" count "$T/mac.fq" -o "$T/o.tsv"
+
 finish

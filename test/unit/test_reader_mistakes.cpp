@@ -89,5 +89,26 @@ TEST_F(ReaderMistakes, GzipMembersOfAnyKindMix) {
   EXPECT_EQ(sequences(write("bcut_p.gz", bgzf_bytes(*this, a, false) + gz_bytes(b))), both);
 }
 
+TEST_F(ReaderMistakes, SpacesEndingFastaSequenceLinesAreSkipped) {
+  EXPECT_EQ(sequences(write("ws.fa", ">s1\nACGT  \nGG\t\n>s2 \t\nTT \t \r\n")),
+            (std::vector<std::string>{"ACGTGG", "TT"}));
+  // Inside the line it stays an error, and in FASTQ anywhere.
+  EXPECT_THROW(sequences(write("inner.fa", ">s\nAC GT\n")), InputError);
+  EXPECT_THROW(sequences(write("ws.fq", "@r\nACGT \n+\nIIIII\n")), InputError);
+}
+
+TEST_F(ReaderMistakes, CarriageReturnOnlyLineEndsAreNamed) {
+  const std::string p = write("mac.fq", "@r1\rACGT\r+\rIIII\r@r2\rACGT\r+\rIIII\r");
+  try {
+    sequences(p);
+    FAIL() << "CR-only line ends were accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(p + ": line 1: lines end in a carriage return alone"), std::string::npos) << msg;
+  }
+  // CRLF stays fine.
+  EXPECT_EQ(sequences(write("dos.fq", "@r1\r\nACGT\r\n+\r\nIIII\r\n")), std::vector<std::string>{"ACGT"});
+}
+
 }  // namespace
 }  // namespace kmerbloom
