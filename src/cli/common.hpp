@@ -50,6 +50,12 @@ nlohmann::json stats_header(const char* command, const std::vector<std::string>&
 // Adds wall_seconds, cpu_seconds and peak_memory_bytes of the run so far.
 void add_run_costs(nlohmann::json& j, const RunClock& clock);
 
+// A memory size for -M and the like: a number (decimals allowed) and an
+// optional binary unit K, M, G or T (KB, KiB, MB ... alike; case ignored),
+// plain bytes without a unit. An empty text (an unset shell variable) or
+// anything else throws std::invalid_argument naming `option` (exit 2).
+uint64_t parse_memory_size(const std::string& text, const std::string& option);
+
 // Positional inputs for check_output_paths, each named "input".
 std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths);
 

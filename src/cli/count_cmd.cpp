@@ -1,5 +1,6 @@
 // kmerbloom count: options, outputs (k-mers, histogram, statistics).
 #include <memory>
+#include <optional>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
@@ -23,7 +24,7 @@ struct CountArgs {
   bool no_canonical = false;
   bool no_gate = false;
   std::string partition;
-  std::string max_memory;
+  std::optional<std::string> max_memory;  // unset: no budget; set to "": an error
   std::string report, plot;
   bool progress = false, no_progress = false;
   std::string sample;
@@ -108,23 +109,6 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
   return j;
 }
 
-// "2G", "500M", "64k" or plain bytes.
-uint64_t parse_size(const std::string& text, const char* option) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (!unit.empty() && unit.back() == 'B') unit.pop_back();
-  const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1024.0 * 1024 : unit == "G" ? 1024.0 * 1024 * 1024 : unit == "T" ? 1024.0 * 1024 * 1024 * 1024 : 0;
-  if (used == 0 || scale == 0 || v <= 0) throw std::invalid_argument(std::string(option) + " wants a size such as 500M or 4G, got '" + text + "'");
-  return static_cast<uint64_t>(v * scale);
-}
-
 void parse_partition(const std::string& text, CountOptions& o) {
   const auto slash = text.find('/');
   try {
@@ -157,7 +141,12 @@ void check_outputs(const CountArgs& a) {
 int run_count(CountArgs& a) {
   RunClock clock;
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
-  if (!a.max_memory.empty()) a.opt.max_memory = parse_size(a.max_memory, "--max-memory");
+  if (a.max_memory) {
+    a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
+    if (a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MB: say what was asked
+      throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.max_memory +
+                        "): the read buffers alone need about 2 MB plus 9 MB a thread");
+  }
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
   check_outputs(a);
@@ -268,8 +257,8 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("--fpr", a->opt.fpr,
                  "Bloom filter target false-positive rate (default 0.01, or 0.001 in one-pass mode)");
   sub.add_option("-M,--max-memory", a->max_memory,
-                 "Memory budget, e.g. 2G or 500M: the filter and table are planned to fit it, or the run stops "
-                 "before counting");
+                 "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): the filter, table and buffers are "
+                 "planned to fit, or the run stops before counting (exit 5); default: no budget");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
   sub.add_option("--bloom-growth", a->opt.bloom_growth, "Capacity ratio of successive Bloom layers (2 or 4)")

@@ -1,6 +1,7 @@
 // kmerbloom filter: options, output files, statistics. The work is
 // filter_reads (normalize/read_filter.hpp).
 #include <memory>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -20,6 +21,8 @@ struct FilterArgs {
   bool no_normalize = false;
   bool drop_weak = false;
   bool trim_weak = false;
+  std::optional<std::string> max_memory;
+  CLI::Option* min_count_option = nullptr;  // to tell whether -c was given
 };
 
 nlohmann::json tally(const ReadTally& t) { return {{"reads", t.reads}, {"bases", t.bases}}; }
@@ -95,6 +98,7 @@ int run_filter(FilterArgs& a) {
   RunClock clock;
   ReadFilterOptions& o = a.opt;
   o.normalize = !a.no_normalize;
+  if (a.max_memory) o.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
   if (a.drop_weak && a.trim_weak) throw std::invalid_argument("--drop-weak and --trim-weak exclude each other");
   o.weak = a.drop_weak ? WeakMode::drop : a.trim_weak ? WeakMode::trim : WeakMode::none;
   if (!a.output2.empty()) {
@@ -159,8 +163,8 @@ Action setup_filter(CLI::App& sub) {
                  "Solid k-mers from `kmerbloom count` (TSV or FASTA, .gz too) instead of a first pass");
   sub.add_option("--expected", a->opt.expected_kmers,
                  "Distinct k-mers the abundance sketch should hold (default: input bases / 16)");
-  sub.add_option("-M,--max-memory", a->opt.max_memory, "Upper bound on the abundance sketch, bytes (K, M, G suffixes)")
-      ->transform(CLI::AsSizeValue(false))
+  sub.add_option("-M,--max-memory", a->max_memory,
+                 "Upper bound on the abundance sketch: 500M, 4G (K, M, G, T: binary units; plain bytes)")
       ->default_str("1G");
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();

@@ -153,4 +153,16 @@ head -8 "$T/reads.fq" | tr '\n' '\r' > "$T/mac.fq"
 expect_fail "CR-only line ends named" 3 "mac.fq: line 1: lines end in a carriage return alone" \
   -- "$KB" count "$T/mac.fq" -o "$T/o.tsv"
 
+# ------------------------------------------------- -M, one parser
+for cmd in count filter; do
+  expect_fail "$cmd -M '' (an unset variable) refused naming -M" 2 "-M/--max-memory wants a memory size .* empty value" \
+    -- "$KB" $cmd "$T/reads.fq" -M '' -o "$T/o.out"
+  expect_fail "$cmd -M 1K: the budget cannot be met, exit 5" 5 "cannot (count|filter) in" \
+    -- "$KB" $cmd "$T/reads.fq" -M 1K -o "$T/o.out"
+  expect_fail "$cmd -M 12Q refused" 2 "wants a memory size such as 500M or 4G, got '12Q'" \
+    -- "$KB" $cmd "$T/reads.fq" -M 12Q -o "$T/o.out"
+done
+"$KB" count "$T/reads.fq" -M 1GiB -o "$T/m.tsv" -q && "$KB" filter "$T/reads.fq" -M 512MB -o "$T/m.fq" -q &&
+  ok "-M takes 1GiB and 512MB"
+
 finish
