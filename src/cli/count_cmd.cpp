@@ -255,13 +255,16 @@ Action setup_count(CLI::App& sub) {
                "(always the case on stdin)");
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
-                 "Bloom filter target false-positive rate (default 0.01, or 0.001 in one-pass mode)");
+                 "Bloom filter target false-positive rate, compound over its layers (default: chosen per run; exact "
+                 "mode takes the rate that needs the least memory, -v shows it; one pass: 0.001)");
   sub.add_option("-M,--max-memory", a->max_memory,
                  "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): the filter, table and buffers are "
                  "planned to fit, or the run stops before counting (exit 5); default: no budget");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
-  sub.add_option("--bloom-growth", a->opt.bloom_growth, "Capacity ratio of successive Bloom layers (2 or 4)")
+  sub.add_option("--bloom-growth", a->opt.bloom_growth,
+                 "Capacity ratio of successive Bloom layers, 1.25 to 16 (layers are added only when the first fills)")
+      ->check(CLI::Range(1.25, 16.0))
       ->capture_default_str();
   return [a] { return run_count(*a); };
 }

@@ -101,6 +101,9 @@ int run_filter(FilterArgs& a) {
   if (a.max_memory) o.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
   if (a.drop_weak && a.trim_weak) throw std::invalid_argument("--drop-weak and --trim-weak exclude each other");
   o.weak = a.drop_weak ? WeakMode::drop : a.trim_weak ? WeakMode::trim : WeakMode::none;
+  if (o.weak == WeakMode::none && a.min_count_option->count() > 0)
+    throw std::invalid_argument("-c/--min-count applies to weak k-mers only: add --drop-weak or --trim-weak "
+                                "(normalization alone is set with -C/--target-coverage)");
   if (!a.output2.empty()) {
     if (o.interleaved)
       o.split_mates = true;
@@ -157,8 +160,9 @@ Action setup_filter(CLI::App& sub) {
   sub.add_flag("--no-normalize", a->no_normalize, "No digital normalization (with --drop-weak or --trim-weak)");
   sub.add_flag("--drop-weak", a->drop_weak, "Drop reads holding a k-mer seen fewer than --min-count times");
   sub.add_flag("--trim-weak", a->trim_weak, "Cut reads before their first k-mer seen fewer than --min-count times");
-  sub.add_option("-c,--min-count", a->opt.min_count, "Weak k-mers occur fewer times than this")
-      ->capture_default_str();
+  a->min_count_option = sub.add_option("-c,--min-count", a->opt.min_count,
+                                       "Weak k-mers occur fewer times than this (with --drop-weak or --trim-weak)")
+                            ->capture_default_str();
   sub.add_option("--solid", a->opt.solid_path,
                  "Solid k-mers from `kmerbloom count` (TSV or FASTA, .gz too) instead of a first pass");
   sub.add_option("--expected", a->opt.expected_kmers,

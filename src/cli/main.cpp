@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "hints.hpp"
 #include "kmerbloom/error.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/io/progress.hpp"
@@ -90,6 +92,10 @@ int main(int argc, char** argv) {
   auto bind = [&](const char* name, const char* help, cli::Action (*setup)(CLI::App&)) {
     CLI::App* sub = app.add_subcommand(name, help);
     cli::Action a = setup(*sub);
+    // Also here, so that `kmerbloom SUB --help` lists them.
+    sub->add_flag_callback("-q,--quiet", [&] { verbosity = -1; }, "Print errors only (no summary, no progress)");
+    sub->add_flag_callback("-v,--verbose", [&] { verbosity = 1; },
+                           "Print details on stderr (sizing decisions, Bloom layers, passes)");
     sub->callback([&action, a] { action = a; });
   };
   bind("count", "Count canonical k-mers and report the solid ones", cli::setup_count);
@@ -108,8 +114,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fail(e.what());
-    std::fprintf(stderr, "Run with --help for usage.\n");
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    std::string sub_name;
+    std::vector<std::string> names;
+    for (const CLI::App* s : app.get_subcommands({})) {
+      names.push_back(s->get_name());
+      if (sub_name.empty() && std::find(args.begin(), args.end(), s->get_name()) != args.end()) sub_name = s->get_name();
+    }
+    fail(cli::explain_parse_error(e.what(), sub_name, names));
+    for (const std::string& hint : cli::peer_hints(args, sub_name)) std::fprintf(stderr, "%s\n", hint.c_str());
+    std::fprintf(stderr, "Run kmerbloom %s--help for usage.\n", sub_name.empty() ? "" : (sub_name + " ").c_str());
     return cli::kExitUsage;
   }
 

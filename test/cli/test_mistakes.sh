@@ -165,4 +165,27 @@ done
 "$KB" count "$T/reads.fq" -M 1GiB -o "$T/m.tsv" -q && "$KB" filter "$T/reads.fq" -M 512MB -o "$T/m.fq" -q &&
   ok "-M takes 1GiB and 512MB"
 
+# ------------------------------------------------- help that says what the run does
+"$KB" count --help > "$T/help.txt"
+check "count --help: --fpr is chosen per run" grep -q "chosen per run" "$T/help.txt"
+check "count --help: no fixed 0.01 default for --fpr" test -z "$(grep -- '--fpr' -A2 "$T/help.txt" | grep 'default 0.01')"
+check "count --help lists -q and -v" grep -Eq -- "-q,.*--quiet" "$T/help.txt"
+check "count --help lists -v" grep -Eq -- "-v,.*--verbose" "$T/help.txt"
+check "count --help: --bloom-growth range" grep -q "1.25 to 16" "$T/help.txt"
+"$KB" count "$T/reads.fq" --bloom-growth 3 -o "$T/g3.tsv" -q
+same "--bloom-growth 3 counts as the help says" "$T/g3.tsv" "$T/plain.tsv"
+expect_fail "--bloom-growth 1 refused before reading" 2 "bloom-growth" -- "$KB" count "$T/reads.fq" --bloom-growth 1 -o "$T/o.tsv"
+
+# ------------------------------------------------- hints for other counters' habits
+expect_fail "jellyfish -m/-C/-s get hints" 2 "hint: the k-mer length is -k in kmerbloom \(Jellyfish's -m\): -k 31" \
+  -- "$KB" count -C -m 31 -s 100M "$T/reads.fq"
+check "hint: -C is the default" grep -q "canonical k-mers are the default" "$T/stderr"
+check "hint: -s is not needed" grep -q "no hash size is needed" "$T/stderr"
+check "one error line, hints after it" test "$(grep -c '^kmerbloom: error:' "$T/stderr")" -eq 1
+expect_fail "KMC -ci2 gets -c 2" 2 "hint: -ci2 is KMC's spelling; kmerbloom writes -c 2" -- "$KB" count -ci2 "$T/reads.fq"
+expect_fail "bare kmerbloom lists the subcommands" 2 "a subcommand is required, one of: count, estimate, filter" -- "$KB"
+expect_fail "a missing input says what to give" 2 "no input given: count needs input files \(FASTA or FASTQ" -- "$KB" count -o "$T/o.tsv"
+expect_fail "filter -c 3 alone refused" 2 "-c/--min-count applies to weak k-mers only: add --drop-weak or --trim-weak" \
+  -- "$KB" filter "$T/reads.fq" -c 3 -o "$T/o.fq"
+
 finish
