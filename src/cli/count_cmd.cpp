@@ -1,4 +1,5 @@
 // kmerbloom count: options, outputs (k-mers, histogram, statistics).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <cstring>
@@ -40,6 +41,32 @@ void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
     out.put('\n');
   }
   out.commit();
+}
+
+// What a user should know about a run that succeeded: no reads, no k-mers,
+// a plan far larger than the input needed. Shown on stderr and kept in the
+// statistics.
+std::vector<std::string> run_warnings(const CountArgs& a, const CountResult& r) {
+  std::vector<std::string> w;
+  const std::string k = std::to_string(a.opt.k);
+  if (r.input.reads == 0) {
+    w.push_back("the input holds no reads: every output is empty");
+  } else if (r.input.kmers == 0) {
+    w.push_back("no k-mers in " + std::to_string(r.input.reads) + " reads: every read is shorter than k = " + k +
+                " or has no " + k + " A/C/G/T bases in a row; try a smaller -k");
+  }
+  if (a.opt.partitions > 1 && a.format == "fasta")
+    w.push_back("--format fasta with --partition: neither sort -m nor merge-counts gathers FASTA partitions; "
+                "count the partitions as TSV (the default) to gather them");
+  const double found = std::max<double>(static_cast<double>(r.distinct), 1.0);
+  if (r.sizing.source == "--expected" && static_cast<double>(a.opt.expected_kmers) > 10 * found &&
+      r.sizing.planned_bytes > (uint64_t{64} << 20))
+    w.push_back("--expected " + std::to_string(a.opt.expected_kmers) + " is " +
+                std::to_string(static_cast<uint64_t>(static_cast<double>(a.opt.expected_kmers) / found)) +
+                " times the " + std::to_string(r.distinct) + " distinct k-mers found: " +
+                std::to_string(r.sizing.planned_bytes >> 20) +
+                " MiB were planned for them; leave --expected out to size from the input");
+  return w;
 }
 
 nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClock& clock,
@@ -105,6 +132,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const RunClo
                   {"expected_leaked_singletons", b.expected_leaked}};
   }
   j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}};
+  j["warnings"] = run_warnings(a, r);
   add_run_costs(j, clock);
   return j;
 }
@@ -200,6 +228,7 @@ int run_count(CountArgs& a) {
   if (a.no_gate) a.opt.gate = GateMode::none;
   const CountResult r = count_kmers(a.opt, sink, hooks);
   meter.stop();
+  for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
   if (!a.stats.empty() || !a.report.empty() || !a.plot.empty()) {

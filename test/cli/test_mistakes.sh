@@ -188,4 +188,33 @@ expect_fail "a missing input says what to give" 2 "no input given: count needs i
 expect_fail "filter -c 3 alone refused" 2 "-c/--min-count applies to weak k-mers only: add --drop-weak or --trim-weak" \
   -- "$KB" filter "$T/reads.fq" -c 3 -o "$T/o.fq"
 
+# ------------------------------------------------- warnings for runs that did nothing useful
+: > "$T/empty.fq"
+"$KB" count "$T/empty.fq" -o "$T/e.tsv" --stats "$T/e.json" 2> "$T/e.err"
+check "empty input: a warning on stderr" grep -q "warning: the input holds no reads" "$T/e.err"
+check "empty input: the warning in the statistics" grep -q "the input holds no reads" "$T/e.json"
+printf '@a\nACGTACGT\n+\nIIIIIIII\n' > "$T/short.fq"
+"$KB" count "$T/short.fq" -o "$T/s.tsv" --stats "$T/s.json" 2> "$T/s.err"
+check "reads shorter than k: a warning naming k" grep -q "every read is shorter than k = 31" "$T/s.err"
+check "reads shorter than k: in the statistics" grep -q "shorter than k = 31" "$T/s.json"
+"$KB" count "$T/reads.fq" --expected 50000000 -o "$T/x.tsv" 2> "$T/x.err"
+check "--expected far above the input: a warning" grep -q "warning: --expected 50000000 is" "$T/x.err"
+"$KB" count "$T/reads.fq" --partition 0/2 --format fasta -o "$T/p.fa" 2> "$T/p.err"
+check "--partition with --format fasta: a warning" grep -q "neither sort -m nor merge-counts gathers FASTA" "$T/p.err"
+"$KB" count "$T/reads.fq" -o "$T/n.tsv" --stats "$T/n.json" 2> "$T/n.err"
+check "a normal run has no warning" test -z "$(grep -i warning "$T/n.err")"
+"$KB" estimate "$T/short.fq" 2> "$T/est.err" > /dev/null
+check "estimate with no k-mers: a warning, no inf" test -z "$(grep -i 'inf' "$T/est.err")" -a -n "$(grep 'warning: no k-mers' "$T/est.err")"
+
+# ------------------------------------------------- Ctrl-C ends the progress line and says so
+rm -rf "$T/sig"; mkdir "$T/sig"
+"$KB" count "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig/out.tsv" --progress 2> "$T/int.err" &
+pid=$!
+for _ in $(seq 1 300); do ls "$T/sig" | grep -q kmerbloom-tmp && break; sleep 0.1; done
+sleep 0.2
+kill -s INT "$pid"
+rc=0; wait "$pid" || rc=$?
+check "SIGINT: exit 130 (got $rc)" test "$rc" -eq 130
+check "SIGINT: stderr says the run was interrupted" grep -q "^kmerbloom: interrupted by SIGINT" "$T/int.err"
+
 finish
