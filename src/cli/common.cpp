@@ -2,6 +2,8 @@
 
 #include <sys/resource.h>
 
+#include <cmath>
+#include <stdexcept>
 #include <thread>
 
 #include <spdlog/sinks/stdout_sinks.h>
@@ -81,6 +83,35 @@ void add_run_costs(nlohmann::json& j, const RunClock& clock) {
   j["wall_seconds"] = clock.wall_seconds();
   j["cpu_seconds"] = RunClock::cpu_seconds();
   j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
+}
+
+uint64_t parse_memory_size(const std::string& text, const std::string& option) {
+  const std::string want = option + " wants a memory size such as 500M or 4G";
+  if (text.find_first_not_of(" \t") == std::string::npos)
+    throw std::invalid_argument(want + ", got an empty value (an unset variable?)");
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() > 1 && unit.back() == 'B') unit.pop_back();
+  if (unit.size() == 2 && unit.back() == 'I') unit.pop_back();
+  const int shift = unit.empty() || unit == "B" ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
+  if (used == 0 || shift < 0 || !(v > 0) || !std::isfinite(v) || text[0] == '-' || text[0] == '+')
+    throw std::invalid_argument(want + ", got '" + text + "'");
+  const double bytes = std::ldexp(v, shift);
+  if (bytes < 1 || bytes > 1e18) throw std::invalid_argument(want + ", got '" + text + "' (out of range)");
+  return static_cast<uint64_t>(bytes);
+}
+
+std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths) {
+  std::vector<NamedPath> out;
+  for (const auto& p : paths) out.push_back({"input", p});
+  return out;
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kmerbloom/io/paths.hpp"
+
 namespace kmerbloom::cli {
 
 // Exit codes, documented in README.md ("Errors and exit codes").
@@ -47,6 +49,15 @@ unsigned default_threads();
 nlohmann::json stats_header(const char* command, const std::vector<std::string>& inputs);
 // Adds wall_seconds, cpu_seconds and peak_memory_bytes of the run so far.
 void add_run_costs(nlohmann::json& j, const RunClock& clock);
+
+// A memory size for -M and the like: a number (decimals allowed) and an
+// optional binary unit K, M, G or T (KB, KiB, MB ... alike; case ignored),
+// plain bytes without a unit. An empty text (an unset shell variable) or
+// anything else throws std::invalid_argument naming `option` (exit 2).
+uint64_t parse_memory_size(const std::string& text, const std::string& option);
+
+// Positional inputs for check_output_paths, each named "input".
+std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths);
 
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);

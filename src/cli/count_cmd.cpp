@@ -1,5 +1,7 @@
 // kmerbloom count: options, outputs (k-mers, histogram, statistics).
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
@@ -24,7 +26,7 @@ struct CountArgs {
   bool no_canonical = false;
   bool no_gate = false;
   std::string partition;
-  std::string max_memory;
+  std::optional<std::string> max_memory;  // unset: no budget; set to "": an error
   std::string report, plot;
   bool progress = false, no_progress = false;
   std::string sample;
@@ -40,6 +42,32 @@ void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
     out.put('\n');
   }
   out.commit();
+}
+
+// What a user should know about a run that succeeded: no reads, no k-mers,
+// a plan far larger than the input needed. Shown on stderr and kept in the
+// statistics.
+std::vector<std::string> run_warnings(const CountArgs& a, const CountResult& r) {
+  std::vector<std::string> w;
+  const std::string k = std::to_string(a.opt.k);
+  if (r.input.reads == 0) {
+    w.push_back("the input holds no reads: every output is empty");
+  } else if (r.input.kmers == 0) {
+    w.push_back("no k-mers in " + std::to_string(r.input.reads) + " reads: every read is shorter than k = " + k +
+                " or has no " + k + " A/C/G/T bases in a row; try a smaller -k");
+  }
+  if (a.opt.partitions > 1 && a.format == "fasta")
+    w.push_back("--format fasta with --partition: neither sort -m nor merge-counts gathers FASTA partitions; "
+                "count the partitions as TSV (the default) to gather them");
+  const double found = std::max<double>(static_cast<double>(r.distinct), 1.0);
+  if (r.sizing.source == "--expected" && static_cast<double>(a.opt.expected_kmers) > 10 * found &&
+      r.sizing.planned_bytes > (uint64_t{64} << 20))
+    w.push_back("--expected " + std::to_string(a.opt.expected_kmers) + " is " +
+                std::to_string(static_cast<uint64_t>(static_cast<double>(a.opt.expected_kmers) / found)) +
+                " times the " + std::to_string(r.distinct) + " distinct k-mers found: " +
+                std::to_string(r.sizing.planned_bytes >> 20) +
+                " MiB were planned for them; leave --expected out to size from the input");
+  return w;
 }
 
 nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const SpectrumAnalysis& spectrum,
@@ -104,25 +132,9 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const Spectr
                   {"expected_leaked_singletons", b.expected_leaked}};
   }
   j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}};
+  j["warnings"] = run_warnings(a, r);
   add_run_costs(j, clock);
   return j;
-}
-
-// "2G", "500M", "64k" or plain bytes.
-uint64_t parse_size(const std::string& text, const char* option) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (!unit.empty() && unit.back() == 'B') unit.pop_back();
-  const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1024.0 * 1024 : unit == "G" ? 1024.0 * 1024 * 1024 : unit == "T" ? 1024.0 * 1024 * 1024 * 1024 : 0;
-  if (used == 0 || scale == 0 || v <= 0) throw std::invalid_argument(std::string(option) + " wants a size such as 500M or 4G, got '" + text + "'");
-  return static_cast<uint64_t>(v * scale);
 }
 
 void parse_partition(const std::string& text, CountOptions& o) {
@@ -141,12 +153,31 @@ void parse_partition(const std::string& text, CountOptions& o) {
   }
 }
 
+// Refuses outputs that would replace an input or each other (exit 2), before
+// anything is read or written.
+void check_outputs(const CountArgs& a) {
+  std::vector<NamedPath> outs{{"-o", a.output}, {"--histo", a.histo}, {"--stats", a.stats},
+                              {"--report", a.report}, {"--plot", a.plot}};
+  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+    const MultiqcPaths mqc = multiqc_paths(a.stats);
+    outs.push_back({"--stats (its MultiQC file)", mqc.general_stats});
+    outs.push_back({"--stats (its MultiQC file)", mqc.spectrum});
+  }
+  check_output_paths(named_inputs(a.opt.inputs), outs);
+}
+
 int run_count(CountArgs& a) {
   RunClock clock;
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
-  if (!a.max_memory.empty()) a.opt.max_memory = parse_size(a.max_memory, "--max-memory");
+  if (a.max_memory) {
+    a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
+    if (a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MB: say what was asked
+      throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.max_memory +
+                        "): the read buffers alone need about 2 MB plus 9 MB a thread");
+  }
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
+  check_outputs(a);
 
   // Progress on stderr: on a terminal unless -q, or as forced.
   const int force = a.progress ? 1 : a.no_progress ? -1 : 0;
@@ -203,6 +234,7 @@ int run_count(CountArgs& a) {
   if (a.no_gate) a.opt.gate = GateMode::none;
   const CountResult r = count_kmers(a.opt, sink, hooks);
   meter.stop();
+  for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
   if (!a.stats.empty() || !a.report.empty() || !a.plot.empty()) {
@@ -267,13 +299,16 @@ Action setup_count(CLI::App& sub) {
                "(always the case on stdin)");
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
-                 "Bloom filter target false-positive rate (default 0.01, or 0.001 in one-pass mode)");
+                 "Bloom filter target false-positive rate, compound over its layers (default: chosen per run; exact "
+                 "mode takes the rate that needs the least memory, -v shows it; one pass: 0.001)");
   sub.add_option("-M,--max-memory", a->max_memory,
-                 "Memory budget, e.g. 2G or 500M: the filter and table are planned to fit it, or the run stops "
-                 "before counting");
+                 "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): the filter, table and buffers are "
+                 "planned to fit, or the run stops before counting (exit 5); default: no budget");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
-  sub.add_option("--bloom-growth", a->opt.bloom_growth, "Capacity ratio of successive Bloom layers (2 or 4)")
+  sub.add_option("--bloom-growth", a->opt.bloom_growth,
+                 "Capacity ratio of successive Bloom layers, 1.25 to 16 (layers are added only when the first fills)")
+      ->check(CLI::Range(1.25, 16.0))
       ->capture_default_str();
   return [a] { return run_count(*a); };
 }

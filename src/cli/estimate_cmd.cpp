@@ -83,6 +83,7 @@ int run_estimate(EstimateArgs& a) {
   RunClock clock;
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
+  check_output_paths(named_inputs(a.opt.inputs), {{"-o", a.output}, {"--json", a.json}});
 
   const EstimateResult r = estimate_kmers(a.opt);
   const KmerSpectrumEstimate& e = r.spectrum;
@@ -93,13 +94,21 @@ int run_estimate(EstimateArgs& a) {
   }
   if (!a.json.empty()) write_json(a.json, estimate_json(a, r, clock));
 
+  // "+-1.23%", or why there is no such number (a row with too few samples).
+  auto error_of = [](double rse) {
+    return std::isfinite(rse) ? fmt::format("+-{:.2f}%", 100 * rse) : std::string("too few sampled for an error bar");
+  };
+  if (e.kmers_total == 0)
+    spdlog::warn("warning: no k-mers in {} reads (empty input, or every read shorter than k = {})", r.input.reads,
+                 a.opt.k);
   if (e.exact) {
     spdlog::info("{} reads, {} k-mers, {} distinct, {} singletons (exact: every k-mer sampled) in {:.1f} s",
                  r.input.reads, e.kmers_total, as_count(e.distinct), as_count(e.f[1]), clock.wall_seconds());
   } else {
-    spdlog::info("{} reads, {} k-mers, ~{} distinct (+-{:.2f}%), ~{} singletons (+-{:.2f}%), 1 in {} sampled, in {:.1f} s",
-                 r.input.reads, e.kmers_total, as_count(e.distinct), 100 * e.relative_std_error, as_count(e.f[1]),
-                 100 * e.row_relative_std_error(1), uint64_t{1} << e.sampling_depth, clock.wall_seconds());
+    spdlog::info("{} reads, {} k-mers, ~{} distinct ({}), ~{} singletons ({}), 1 in {} sampled, in {:.1f} s",
+                 r.input.reads, e.kmers_total, as_count(e.distinct), error_of(e.relative_std_error),
+                 as_count(e.f[1]), error_of(e.row_relative_std_error(1)), uint64_t{1} << e.sampling_depth,
+                 clock.wall_seconds());
   }
   return kExitOk;
 }

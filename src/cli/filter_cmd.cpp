@@ -1,6 +1,7 @@
 // kmerbloom filter: options, output files, statistics. The work is
 // filter_reads (normalize/read_filter.hpp).
 #include <memory>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -20,6 +21,8 @@ struct FilterArgs {
   bool no_normalize = false;
   bool drop_weak = false;
   bool trim_weak = false;
+  std::optional<std::string> max_memory;
+  CLI::Option* min_count_option = nullptr;  // to tell whether -c was given
 };
 
 nlohmann::json tally(const ReadTally& t) { return {{"reads", t.reads}, {"bases", t.bases}}; }
@@ -95,8 +98,12 @@ int run_filter(FilterArgs& a) {
   RunClock clock;
   ReadFilterOptions& o = a.opt;
   o.normalize = !a.no_normalize;
+  if (a.max_memory) o.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
   if (a.drop_weak && a.trim_weak) throw std::invalid_argument("--drop-weak and --trim-weak exclude each other");
   o.weak = a.drop_weak ? WeakMode::drop : a.trim_weak ? WeakMode::trim : WeakMode::none;
+  if (o.weak == WeakMode::none && a.min_count_option->count() > 0)
+    throw std::invalid_argument("-c/--min-count applies to weak k-mers only: add --drop-weak or --trim-weak "
+                                "(normalization alone is set with -C/--target-coverage)");
   if (!a.output2.empty()) {
     if (o.interleaved)
       o.split_mates = true;
@@ -105,6 +112,9 @@ int run_filter(FilterArgs& a) {
     if (a.output2 == a.output) throw std::invalid_argument("-o and -O name the same output: " + a.output);
   }
   o.validate();  // before any output file is created
+  std::vector<NamedPath> ins = named_inputs(o.inputs);
+  ins.push_back({"--solid", o.solid_path});
+  check_output_paths(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}});
 
   OutputFile out1(a.output);
   std::unique_ptr<OutputFile> out2;
@@ -150,14 +160,15 @@ Action setup_filter(CLI::App& sub) {
   sub.add_flag("--no-normalize", a->no_normalize, "No digital normalization (with --drop-weak or --trim-weak)");
   sub.add_flag("--drop-weak", a->drop_weak, "Drop reads holding a k-mer seen fewer than --min-count times");
   sub.add_flag("--trim-weak", a->trim_weak, "Cut reads before their first k-mer seen fewer than --min-count times");
-  sub.add_option("-c,--min-count", a->opt.min_count, "Weak k-mers occur fewer times than this")
-      ->capture_default_str();
+  a->min_count_option = sub.add_option("-c,--min-count", a->opt.min_count,
+                                       "Weak k-mers occur fewer times than this (with --drop-weak or --trim-weak)")
+                            ->capture_default_str();
   sub.add_option("--solid", a->opt.solid_path,
                  "Solid k-mers from `kmerbloom count` (TSV, FASTA or KFF, .gz too; KMC's -okff too) instead of a first pass");
   sub.add_option("--expected", a->opt.expected_kmers,
                  "Distinct k-mers the abundance sketch should hold (default: input bases / 16)");
-  sub.add_option("-M,--max-memory", a->opt.max_memory, "Upper bound on the abundance sketch, bytes (K, M, G suffixes)")
-      ->transform(CLI::AsSizeValue(false))
+  sub.add_option("-M,--max-memory", a->max_memory,
+                 "Upper bound on the abundance sketch: 500M, 4G (K, M, G, T: binary units; plain bytes)")
       ->default_str("1G");
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();

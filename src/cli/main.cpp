@@ -2,7 +2,10 @@
 // line on stderr and an exit code. Nothing else lives here.
 #include <csignal>
 #include <cstdio>
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,17 +13,57 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "hints.hpp"
 #include "kmerbloom/error.hpp"
 #include "kmerbloom/io/output.hpp"
+#include "kmerbloom/io/progress.hpp"
 
 namespace {
 
-// SIGINT / SIGTERM: remove temporary outputs, then die of the same signal so
-// the exit status tells which one it was.
+// Every signal that ends the process by default and that a user or a job
+// scheduler sends: hang-up, Ctrl-C, Ctrl-\, kill, a CPU-time limit (SLURM,
+// ulimit -t), a file-size limit, the user signals schedulers send ahead of a
+// time limit, an alarm.
+constexpr std::pair<int, const char*> kFatalSignals[] = {
+    {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+    {SIGXFSZ, "SIGXFSZ"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGALRM, "SIGALRM"},
+};
+
+void say(const char* text) {
+  if (::write(STDERR_FILENO, text, std::strlen(text)) < 0) {
+  }
+}
+
+// Removes temporary outputs, ends a progress line, says what happened, then
+// dies of the same signal (default action) so the exit status is 128+N.
+// Only async-signal-safe calls.
 extern "C" void on_signal(int sig) {
   kmerbloom::remove_temporary_outputs();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  if (kmerbloom::progress_line_open()) say("\n");
+  for (const auto& [number, name] : kFatalSignals)
+    if (number == sig) {
+      say("kmerbloom: interrupted by ");
+      say(name);
+      say("; unfinished outputs removed\n");
+    }
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);  // blocked until the handler returns, then fatal
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigfillset(&sa.sa_mask);  // one handler at a time
+  for (const auto& [number, name] : kFatalSignals) {
+    struct sigaction old {};
+    // A hang-up ignored by whoever started us (nohup) stays ignored. (SIGINT
+    // is caught even when ignored: shells ignore it in background jobs.)
+    if (number == SIGHUP && sigaction(number, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(number, &sa, nullptr);
+  }
 }
 
 void fail(const std::string& what) {
@@ -34,8 +77,7 @@ void fail(const std::string& what) {
 int main(int argc, char** argv) {
   using namespace kmerbloom;
   std::signal(SIGPIPE, SIG_IGN);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  install_signal_handlers();
   cli::set_command_line(argc, argv);
 
   CLI::App app{"kmerbloom: solid k-mers from sequencing reads, with a Bloom filter in front of an exact counter"};
@@ -50,6 +92,10 @@ int main(int argc, char** argv) {
   auto bind = [&](const char* name, const char* help, cli::Action (*setup)(CLI::App&)) {
     CLI::App* sub = app.add_subcommand(name, help);
     cli::Action a = setup(*sub);
+    // Also here, so that `kmerbloom SUB --help` lists them.
+    sub->add_flag_callback("-q,--quiet", [&] { verbosity = -1; }, "Print errors only (no summary, no progress)");
+    sub->add_flag_callback("-v,--verbose", [&] { verbosity = 1; },
+                           "Print details on stderr (sizing decisions, Bloom layers, passes)");
     sub->callback([&action, a] { action = a; });
   };
   bind("count", "Count canonical k-mers and report the solid ones", cli::setup_count);
@@ -68,8 +114,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fail(e.what());
-    std::fprintf(stderr, "Run with --help for usage.\n");
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    std::string sub_name;
+    std::vector<std::string> names;
+    for (const CLI::App* s : app.get_subcommands({})) {
+      names.push_back(s->get_name());
+      if (sub_name.empty() && std::find(args.begin(), args.end(), s->get_name()) != args.end()) sub_name = s->get_name();
+    }
+    fail(cli::explain_parse_error(e.what(), sub_name, names));
+    for (const std::string& hint : cli::peer_hints(args, sub_name)) std::fprintf(stderr, "%s\n", hint.c_str());
+    std::fprintf(stderr, "Run kmerbloom %s--help for usage.\n", sub_name.empty() ? "" : (sub_name + " ").c_str());
     return cli::kExitUsage;
   }
 

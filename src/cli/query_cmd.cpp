@@ -54,6 +54,9 @@ int run_query(QueryArgs& a) {
                                                 : "give reads or --kmers LIST, not both");
   if (!a.kmers.empty()) a.opt.inputs = {a.kmers};  // validate() wants an input
   a.opt.validate();
+  std::vector<NamedPath> ins = named_inputs(a.opt.inputs);
+  ins.push_back({"filter", a.filter});
+  check_output_paths(ins, {{"-o", a.output}, {"--summary", a.summary}});
   const LoadedFilter f = open_filter(a.filter);
   check_query_k(f.meta, a.opt.k);
 

@@ -25,7 +25,7 @@ struct ReportArgs {
 int run_report(const ReportArgs& a) {
   if (a.output.empty() && a.plot.empty())
     throw std::invalid_argument("report: nothing to write; give -o report.html and/or --plot spectrum.svg");
-  if (!a.output.empty() && a.output == a.plot) throw std::invalid_argument("report: -o and --plot name the same file");
+  check_output_paths({{"input", a.stats}, {"--histo", a.histo}}, {{"-o", a.output}, {"--plot", a.plot}});
   const nlohmann::json stats = read_stats_file(a.stats);
 
   std::vector<uint64_t> histogram;

@@ -58,7 +58,7 @@ struct CountOptions {
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
   bool gated() const { return gate == GateMode::bloom || (gate == GateMode::automatic && min_count >= 2); }
-  // True if some input cannot be read twice (stdin, a pipe).
+  // True if some input cannot be read twice (stdin, a FIFO, a device: is_stream).
   bool has_stream_input() const;
 
 };

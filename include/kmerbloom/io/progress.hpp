@@ -68,6 +68,11 @@ bool progress_wanted(FILE* out, int force);
 // ("-", a pipe) so that no percentage is shown.
 uint64_t input_bytes_total(const std::vector<std::string>& inputs);
 
+// True while some meter's terminal line is on screen without its newline;
+// safe to call from a signal handler (one lock-free atomic load), which then
+// ends the line before writing its own.
+bool progress_line_open() noexcept;
+
 class ProgressMeter {
  public:
   // out is not owned and must outlive the meter. A disabled meter does nothing.

@@ -3,7 +3,10 @@
 // Input may be plain text, gzip (single or multi-member) or BGZF; the
 // compression and the format are detected from the content, never from the
 // file name. "-" reads standard input. Multi-line FASTA and FASTQ, CRLF line
-// ends and empty records are accepted. Malformed input throws InputError whose
+// ends and empty records are accepted; spaces and tabs ending a FASTA
+// sequence line are skipped (in FASTQ they are an error). Lines ended by a
+// carriage return alone (classic Mac OS) are refused with a message that
+// says so. Malformed input throws InputError whose
 // message names the file and the record number and line.
 //
 // Thread safety: one SequenceReader is used by one thread at a time.

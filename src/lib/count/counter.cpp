@@ -12,6 +12,7 @@
 
 #include "kmerbloom/bloom/bloom.hpp"
 #include "kmerbloom/count/count_table.hpp"
+#include "kmerbloom/io/paths.hpp"
 #include "kmerbloom/kmer/cardinality.hpp"
 #include "kmerbloom/kmer/kmer.hpp"
 
@@ -33,9 +34,7 @@ void CountOptions::validate() const {
 }
 
 bool CountOptions::has_stream_input() const {
-  return std::any_of(inputs.begin(), inputs.end(), [](const std::string& p) {
-    return p == "-" || p.starts_with("/dev/") || p.starts_with("/proc/");
-  });
+  return std::any_of(inputs.begin(), inputs.end(), [](const std::string& p) { return is_stream(p); });
 }
 
 namespace {

@@ -37,6 +37,13 @@ std::string isal_error(int ret) {
   }
 }
 
+// A gzip member header with BGZF's "BC" extra subfield (SAM specification,
+// 4.1): 14 bytes up to the subfield's identifier.
+constexpr size_t kBgzfHeader = 14;
+bool is_bgzf_header(const unsigned char* p, size_t n) {
+  return n >= kBgzfHeader && p[0] == 0x1f && p[1] == 0x8b && (p[3] & 4) != 0 && p[12] == 'B' && p[13] == 'C';
+}
+
 }  // namespace
 
 ByteSource::ByteSource(const std::string& path, const std::string& display) : display_(display) {
@@ -68,12 +75,11 @@ ByteSource::ByteSource(const std::string& path, const std::string& display) : di
   }
   if (!fp_) fail(std::string("cannot open: ") + std::strerror(errno));
 
-  // Up to the BGZF header's "BC" extra subfield (SAM specification, 4.1).
-  unsigned char magic[14] = {};
+  unsigned char magic[kBgzfHeader] = {};
   const ssize_t n = hpeek(fp_.get(), magic, sizeof magic);
   if (n < 0) fail(std::string("read error: ") + std::strerror(errno));
   gzip_ = n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  bgzf_ = n == sizeof magic && gzip_ && (magic[3] & 4) != 0 && magic[12] == 'B' && magic[13] == 'C';
+  bgzf_ = is_bgzf_header(magic, static_cast<size_t>(n));
   if (gzip_) {
     st_ = std::make_unique<inflate_state>();
     in_ = std::make_unique_for_overwrite<unsigned char[]>(kInSize);
@@ -139,15 +145,17 @@ size_t ByteSource::inflate_into(char* dst, size_t cap) {
     if (member_done_) {
       // Another member may follow (multi-member gzip, BGZF blocks); anything
       // else after a complete member is an error, not silently ignored.
-      if (st_->avail_in < 2 && !eof_) fill_input();
+      if (st_->avail_in < kBgzfHeader && !eof_) fill_input();
       if (st_->avail_in == 0) {  // clean end of input
         // Every BGZF writer ends the file with an empty block: without it,
         // a file cut at a block boundary would read as a shorter valid one.
+        // Only the last member counts: `cat a.bgz b.gz` ends in plain gzip.
         if (bgzf_ && !last_member_empty_) fail("truncated BGZF input (the end-of-file block is missing)");
         break;
       }
       if (st_->avail_in < 2 || st_->next_in[0] != 0x1f || st_->next_in[1] != 0x8b)
         fail("trailing garbage after gzip member");
+      bgzf_ = is_bgzf_header(st_->next_in, st_->avail_in);
       start_member();
     }
     if (st_->avail_in == 0 && !eof_) fill_input();

@@ -50,7 +50,7 @@ class ByteSource {
   bool eof_ = false;  // the file has no more bytes
   bool gzip_ = false;
   bool member_done_ = false;  // the current gzip member ended (trailer checked)
-  bool bgzf_ = false;               // the first member has BGZF's "BC" extra field
+  bool bgzf_ = false;               // the current (or last) member has BGZF's "BC" extra field
   bool last_member_empty_ = false;  // the last complete member held no data (BGZF's end-of-file block)
   uint64_t raw_read_ = 0;
   uint64_t raw_size_ = 0;

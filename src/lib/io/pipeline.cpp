@@ -36,19 +36,27 @@ void run_pipeline(const std::vector<std::string>& inputs, const PipelineOptions&
 
   std::vector<std::thread> pool;
   pool.reserve(workers);
-  for (unsigned id = 0; id < workers; ++id) {
-    pool.emplace_back([&, id] {
-      try {
-        std::unique_ptr<RecordBatch> batch;
-        while (queue.full.pop(batch)) {
-          work(*batch, id);
-          queue.free.push(std::move(batch));
-        }
-      } catch (...) {
-        error.set(std::current_exception());
-        queue.abort();
-      }
-    });
+  try {
+    for (unsigned id = 0; id < workers; ++id) {
+      pool.push_back(detail::start_thread(
+          [&, id] {
+            try {
+              std::unique_ptr<RecordBatch> batch;
+              while (queue.full.pop(batch)) {
+                work(*batch, id);
+                queue.free.push(std::move(batch));
+              }
+            } catch (...) {
+              error.set(std::current_exception());
+              queue.abort();
+            }
+          },
+          id, workers));
+    }
+  } catch (...) {  // the threads already running stop; the caller gets the reason
+    queue.abort();
+    for (auto& t : pool) t.join();
+    throw;
   }
 
   try {

@@ -5,12 +5,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <utility>
 
 #include "kmerbloom/format.hpp"
 
 namespace kmerbloom {
+namespace {
+std::atomic<bool> g_line_open{false};  // see progress_line_open()
+static_assert(std::atomic<bool>::is_always_lock_free);
+}  // namespace
+
+bool progress_line_open() noexcept { return g_line_open.load(std::memory_order_relaxed); }
 
 std::string format_progress(const ProgressSnapshot& s, size_t width) {
   // Fields in display order with a rank: the highest rank goes first when
@@ -166,6 +173,7 @@ void ProgressMeter::draw_locked() {
     line += "\x1b[K";
     std::fwrite(line.data(), 1, line.size(), out_);
     shown_ = true;
+    g_line_open.store(true, std::memory_order_relaxed);
   } else {
     const std::string line = format_progress(s, options_.width ? options_.width : 200) + "\n";
     std::fwrite(line.data(), 1, line.size(), out_);
@@ -178,6 +186,7 @@ void ProgressMeter::clear_locked() {
   std::fputs("\r\x1b[K", out_);
   std::fflush(out_);
   shown_ = false;
+  g_line_open.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace kmerbloom

@@ -11,6 +11,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
 
 namespace kmerbloom::detail {
 
@@ -106,5 +110,21 @@ class FirstError {
   std::mutex mu_;
   std::exception_ptr error_;
 };
+
+// Starts thread `index` (0-based) of `count` running fn. When the system
+// refuses (a thread limit, no memory for its stack: `-t 1000` under
+// `ulimit -v`), throws std::runtime_error saying how many threads could start
+// and what to do; the caller then stops and joins the threads already
+// running, so nothing terminates the process.
+template <class F>
+std::thread start_thread(F&& fn, unsigned index, unsigned count) {
+  try {
+    return std::thread(std::forward<F>(fn));
+  } catch (const std::system_error& e) {
+    throw std::runtime_error("cannot start thread " + std::to_string(index + 1) + " of " + std::to_string(count) +
+                             " (" + e.code().message() + "): give fewer threads (-t " +
+                             std::to_string(index > 1 ? index - 1 : 1) + " or less) or more memory");
+  }
+}
 
 }  // namespace kmerbloom::detail

@@ -159,8 +159,24 @@ struct SequenceReader::Impl {
          std::to_string(it - s.begin() + 1) + "); allowed are '!'..'~'");
   }
 
+  // Lines end at '\n' (a '\r' before it is dropped). A '\r' followed by
+  // anything else in the first buffer means the file ends its lines with
+  // '\r' alone (classic Mac OS): refused by name rather than read as one
+  // huge line.
+  void refuse_cr_only() {
+    if (end == pos && !src_eof) refill();
+    const char* b = buf.get() + pos;
+    const size_t n = end - pos;
+    const auto* nl = static_cast<const char*>(std::memchr(b, '\n', n));
+    const auto* cr = static_cast<const char*>(std::memchr(b, '\r', nl ? static_cast<size_t>(nl - b) : n));
+    if (!cr || cr + 1 == b + n || cr[1] == '\n') return;
+    throw InputError(display + ": line 1: lines end in a carriage return alone (CR, classic Mac OS line ends); " +
+                     "convert them to LF first, e.g. tr '\\r' '\\n' < IN > OUT");
+  }
+
   // Format from the first character of the first non-blank line.
   void detect() {
+    refuse_cr_only();
     do {
       if (!next_line()) {
         finished = true;  // empty input: zero records
@@ -203,6 +219,10 @@ struct SequenceReader::Impl {
         pending = true;
         break;
       }
+      // Spaces and tabs at the end of a FASTA sequence line are left over
+      // from editors and line wrapping: skipped, as Biopython and seqkit do.
+      // (Inside a FASTQ sequence they stay an error.)
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
       check_seq(line);
       a.append(line);
     }

@@ -104,14 +104,17 @@ class Stages {
     const unsigned workers = o_.threads ? o_.threads : 1;
     for (unsigned i = 0; i < 2 * workers + 4; ++i) free_.push(std::make_unique<Chunk>());
     std::vector<std::thread> threads;
+    const unsigned count = workers + 3;
     auto start = [&](auto fn) {
-      threads.emplace_back([this, fn] {
-        try {
-          fn();
-        } catch (...) {
-          fail(std::current_exception());
-        }
-      });
+      threads.push_back(detail::start_thread(
+          [this, fn] {
+            try {
+              fn();
+            } catch (...) {
+              fail(std::current_exception());
+            }
+          },
+          static_cast<unsigned>(threads.size()), count));
     };
     try {
       start([this] { read_all(); });

@@ -176,8 +176,9 @@ void ReadFilterOptions::validate() const {
       if (is_stream(p))
         bad("--drop-weak / --trim-weak read the input twice, and " + display_name(p) +
             " is a stream: give files, or the solid k-mers with --solid");
-  if (normalize && max_memory < kMinSketchBytes)
-    bad("--max-memory must be at least " + std::to_string(kMinSketchBytes) + " bytes");
+  if (normalize && max_memory < kMinSketchBytes)  // exit 5, as for count
+    throw BudgetError("cannot filter in " + std::to_string(max_memory) + " bytes: the abundance sketch needs at least " +
+                      std::to_string(kMinSketchBytes >> 20) + " MiB; raise -M");
 }
 
 std::string_view mate_base_name(std::string_view name) noexcept {
