@@ -3,7 +3,7 @@ set -euo pipefail
 export LC_ALL=C
 KB=${1:?usage: test_x.sh path/to/kmerbloom}
 SRC=${KMERBLOOM_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-SHARED=${KMERBLOOM_SHARED:-$SRC/../shared}
+DATA=$SRC/test/data
 T=$(mktemp -d "${TMPDIR:-/tmp}/kb-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 FAILS=0
@@ -12,7 +12,7 @@ CHECKS=0
 ok() { CHECKS=$((CHECKS + 1)); echo "ok: $*"; }
 bad() { CHECKS=$((CHECKS + 1)); FAILS=$((FAILS + 1)); echo "FAIL: $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-same() { if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; diff "$2" "$3" | head -5; fi; }
+same() { if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; diff "$2" "$3" | head -5 || true; fi; }
 # expect_fail WHAT CODE PATTERN -- command...: exit code CODE, stderr matching PATTERN
 expect_fail() {
   local what=$1 code=$2 pattern=$3; shift 4
@@ -21,6 +21,34 @@ expect_fail() {
   if [ "$rc" -ne "$code" ]; then bad "$what: exit $rc, wanted $code ($(head -c 300 "$T/stderr"))"; return; fi
   if ! grep -Eq -- "$pattern" "$T/stderr"; then bad "$what: stderr lacks /$pattern/: $(head -c 300 "$T/stderr")"; return; fi
   ok "$what"
+}
+# Strict mode (on in CI: CI=true, as .ci/run sets; or KMERBLOOM_STRICT=1): a
+# check that does not run is a failure, not a pass. Only skip_build may skip
+# there: its reason is the kind of build under test (a sanitizer build, which
+# CI runs on purpose), not something missing from the machine.
+case "${KMERBLOOM_STRICT:-${CI:-}}" in true | 1 | yes) STRICT=1 ;; *) STRICT=0 ;; esac
+skip() { if [ "$STRICT" -eq 1 ]; then bad "not run, and strict (CI) mode allows no skip: $*"; else echo "skip: $*"; fi; }
+skip_build() { echo "skip (this build): $*"; }
+# need COMMAND [DEBIAN_PACKAGE]: true if COMMAND is on PATH, else a skip and false.
+need() {
+  command -v "$1" > /dev/null && return 0
+  skip "$1 is not installed (Debian package ${2:-$1})"
+  return 1
+}
+# as_user COMMAND...: run as an ordinary user (nobody) when the tests run as
+# root, who may read and write any file, so that the permission checks mean
+# something; as the caller otherwise. Files it needs must be reachable by
+# anyone: user_dir makes such a folder, with a copy of the binary in it.
+as_user() {
+  if [ "$(id -u)" -ne 0 ]; then "$@"; else setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; fi
+}
+user_dir() {  # user_dir NAME: prints the folder; $KB copied into it as kmerbloom
+  chmod 755 "$T"
+  mkdir -p "$T/$1"
+  chmod 777 "$T/$1"
+  cp "$KB" "$T/$1/kmerbloom"
+  chmod 755 "$T/$1/kmerbloom"
+  echo "$T/$1"
 }
 finish() {
   echo "$CHECKS checks, $FAILS failed"

@@ -3,10 +3,12 @@
 # record), the documented exit code, and nothing half-written left behind.
 . "$(dirname "$0")/lib.sh"
 EX=$SRC/data/example.fq.gz
-CORPUS=$SHARED/testdata/fastq-conformance
+CORPUS=$DATA/fastq-conformance
 
 # Every malformed file of the FASTQ conformance corpus, through the CLI.
-if [ -d "$CORPUS" ]; then
+if [ ! -d "$CORPUS" ]; then
+  bad "conformance corpus not found at $CORPUS (it is part of the repository)"
+else
   for f in "$CORPUS"/error_*.fastq; do
     expect_fail "$(basename "$f") refused" 3 "^kmerbloom: error: .*$(basename "$f"): record [0-9]+ \(line [0-9]+\)" \
       -- "$KB" count "$f" -k 5 -o "$T/out.tsv"
@@ -19,8 +21,6 @@ if [ -d "$CORPUS" ]; then
     "$KB" count "$f" -k 5 --min-count 1 -o "$T/v.tsv" -q 2> "$T/err" || bad "$(basename "$f") should count: $(cat "$T/err")"
   done
   ok "every valid conformance file counts"
-else
-  echo "skip: conformance corpus not found at $CORPUS"
 fi
 
 # Compression damage.
@@ -45,7 +45,7 @@ printf '@r1\nACGT\n+\nIIII\n>r2\nACGT\n' > "$T/mixed.fq"
 expect_fail "FASTA record inside FASTQ refused" 3 "mixed.fq: record 2" -- "$KB" count "$T/mixed.fq" -o "$T/out.tsv"
 expect_fail "missing file" 3 "nope.fq: cannot open" -- "$KB" count "$T/nope.fq" -o "$T/out.tsv"
 expect_fail "directory" 3 "is a directory" -- "$KB" count "$T" -o "$T/out.tsv"
-expect_fail "empty path" 3 "" -- "$KB" count "" -o "$T/out.tsv"
+expect_fail "empty path" 3 "^kmerbloom: error: .*\(empty path\)" -- "$KB" count "" -o "$T/out.tsv"
 check "no output after any input error" test ! -e "$T/out.tsv"
 
 # An existing result survives a failed run untouched.
@@ -81,19 +81,73 @@ rc=0
 "$KB" count "$EX" --min-count 1 2> "$T/head.err" | head -1 > /dev/null || rc=$?
 check "| head: exit 0, nothing on stderr but the summary" test "$rc" -eq 0 -a -z "$(grep -v '^\[kmerbloom\]' "$T/head.err")"
 
+# Permissions, as an ordinary user (as_user: root reads and writes anything).
+U=$(user_dir perm)
+cp "$T/ex.fq" "$U/locked.fq"; chmod 000 "$U/locked.fq"
+mkdir "$U/ro"; chmod 555 "$U/ro"
+expect_fail "unreadable input: exit 3" 3 "locked.fq" -- as_user "$U/kmerbloom" count "$U/locked.fq" -o "$U/out.tsv"
+expect_fail "output folder without write permission: exit 4" 4 "ro/out.tsv" -- \
+  as_user "$U/kmerbloom" count "$EX" -o "$U/ro/out.tsv"
+expect_fail "filter: output folder without write permission: exit 4" 4 "ro/kept.fq" -- \
+  as_user "$U/kmerbloom" filter "$EX" -o "$U/ro/kept.fq"
+check "no output after permission errors" test ! -e "$U/out.tsv" -a -z "$(ls -A "$U/ro")"
+
+# Records without a final newline: the last record counts, in FASTQ and
+# FASTA (one line and wrapped, CRLF too), plain and gzip. The oracle is the
+# same file with the newline: same k-mers, same number of reads.
+E=$T/eof
+mkdir "$E"
+head -n 400 "$T/ex.fq" > "$E/with.fq"
+awk 'NR % 4 == 1 { print ">" substr($0, 2) } NR % 4 == 2' "$E/with.fq" > "$E/with.fa"
+awk 'NR % 4 == 1 { print ">" substr($0, 2) } NR % 4 == 2 { print substr($0, 1, 70); print substr($0, 71) }' "$E/with.fq" \
+  > "$E/with.wrapped.fa"
+sed 's/$/\r/' "$E/with.fq" > "$E/with.crlf.fq"
+for f in with.fq with.fa with.wrapped.fa with.crlf.fq; do
+  no=$E/${f/with/no}
+  head -c -1 "$E/$f" > "$no"  # drops the final newline
+  case $f in *crlf*) head -c -2 "$E/$f" > "$no" ;; esac
+  gzip -c "$no" > "$no.gz"
+  "$KB" count "$E/$f" -k 25 -c 1 -o "$E/want.tsv" --stats "$E/want.json" --no-multiqc -q
+  # The last read's k-mers are the oracle's too: the one at its end is there.
+  last=$(awk 'NR % 4 == 2' "$E/with.fq" | tail -1 | tr -d '\r' | tail -c 26 | head -c 25)
+  for g in "$no" "$no.gz"; do
+    rc=0
+    "$KB" count "$g" -k 25 -c 1 -o "$E/got.tsv" --stats "$E/got.json" --no-multiqc -q || rc=$?
+    check "$(basename "$g"): counts (exit $rc)" test "$rc" -eq 0
+    same "$(basename "$g"): the same k-mers as with a final newline" "$E/got.tsv" "$E/want.tsv"
+    check "$(basename "$g"): 100 reads" grep -q '"reads": 100,' "$E/got.json"
+  done
+  check "$f: the last read's last 25-mer is counted ($last)" \
+    grep -q "^$(printf '%s\n' "$last" | awk '{ r = $0; gsub(/A/, "t", r); gsub(/C/, "g", r); gsub(/G/, "c", r);
+      gsub(/T/, "a", r); s = ""; for (i = length(r); i > 0; i--) s = s substr(r, i, 1); r = toupper(s);
+      print ($0 < r ? $0 : r) }')"$'\t' "$E/want.tsv"
+done
+"$KB" filter "$E/no.fq.gz" -k 25 -o "$E/kept.fq" --stats "$E/kept.json" -q
+check "filter, no final newline: 100 reads in" grep -q '"reads_in": 100,' "$E/kept.json"
+"$KB" filter "$E/no.fq" -C 255 -k 25 -o "$E/kept.fq" -q
+same "filter, no final newline: every read kept, the last one too, with its newline" "$E/kept.fq" "$E/with.fq"
+"$KB" estimate "$E/no.fa.gz" -k 25 -o "$E/est.tsv" -q
+check "estimate, no final newline: F1 = 100 x 126 k-mers" grep -qx $'F1\t12600' "$E/est.tsv"
+"$KB" build "$E/with.fq" -k 25 --expected 20000 -o "$E/f.kbf" -q
+"$KB" query "$E/f.kbf" "$E/no.crlf.fq" -k 25 -q > "$E/q.tsv"
+check "query, no final newline: 100 rows, the last one fully present" \
+  awk -F'\t' 'END { exit !(NR == 101 && $4 == "1.0000") }' "$E/q.tsv"
+
 # SIGTERM / SIGINT during a long run: exit 128+N, no output, no temporary file.
+# The signal goes when the run says it is counting (-v logs each pass as it
+# starts; main() has its handlers by then), and must land before the pass ends.
 for i in $(seq 1 40); do gzip -dc "$EX"; done > "$T/big.fq"
 for sig in TERM INT; do
-  "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig.tsv" --histo "$T/sig.histo" -q &
+  "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -v -o "$T/sig.tsv" --histo "$T/sig.histo" \
+    2> "$T/sig.err" &
   pid=$!
-  # Signal once the run is under way (its temporary output exists): before
-  # main() installs its handlers, a background job ignores SIGINT.
-  for _ in $(seq 1 300); do ls "$T" | grep -q kmerbloom-tmp && break; sleep 0.1; done
-  sleep 0.2
-  kill -s "$sig" "$pid"
+  until grep -q '^.*pass 1: counting' "$T/sig.err" || ! kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
+  kill -s "$sig" "$pid" 2> /dev/null || true
   rc=0; wait "$pid" || rc=$?
   want=$((128 + $(kill -l "$sig")))
   check "SIG$sig: exit $want (got $rc)" test "$rc" -eq "$want"
-  check "SIG$sig: no output and no temporary file left" test -z "$(ls "$T" | grep -E 'sig\.|kmerbloom-tmp')"
+  check "SIG$sig: sent while counting (pass 1 started, not ended)" \
+    test "$(grep -c 'pass 1: counting' "$T/sig.err")" -eq 1 -a "$(grep -c 'pass 1: [0-9]' "$T/sig.err")" -eq 0
+  check "SIG$sig: no output and no temporary file left" test -z "$(ls "$T" | grep -E 'sig\.(tsv|histo)|kmerbloom-tmp')"
 done
 finish

@@ -80,13 +80,11 @@ printf 'XXXXXXXX' | dd of="$B/corrupt.fq.gz" bs=1 seek=50000 conv=notrunc 2> /de
 printf '\211PNG\r\n\032\n\0\0\0\rIHDR' | gzip -c > "$B/image.png.gz"
 mkdir "$B/folder"
 have_bgzip=0
-if command -v bgzip > /dev/null; then
+if need bgzip tabix; then
   have_bgzip=1
   bgzip -c "$T/ex.fq" > "$T/ex.fq.bgz"
   size=$(stat -c %s "$T/ex.fq.bgz")
   head -c $((size / 2)) "$T/ex.fq.bgz" > "$B/mid_block.fq.bgz"
-else
-  echo "skip: bgzip not installed (Debian package tabix): no truncated BGZF checks"
 fi
 
 # One line per bad input, the same form from both subcommands that read
@@ -108,14 +106,13 @@ for s in "${subs[@]}"; do
   out=$T/out-$s
   one_error "$s missing file" 3 "nope.fq" -- run_sub "$s" "$B/nope.fq" "$out"
   one_error "$s empty path" 3 "(empty path)" -- run_sub "$s" "" "$out"
-  if [ "$(id -u)" -ne 0 ]; then
-    cp "$T/ex.fq" "$B/locked.fq"; chmod 000 "$B/locked.fq"
-    one_error "$s unreadable file" 3 "locked.fq" -- run_sub "$s" "$B/locked.fq" "$out"
-    chmod 600 "$B/locked.fq"
-  fi
+  # As an ordinary user (as_user), since root reads any file.
+  U=$(user_dir "user-$s")
+  cp "$T/ex.fq" "$U/locked.fq"; chmod 000 "$U/locked.fq"
+  one_error "$s unreadable file" 3 "locked.fq" -- as_user "$U/kmerbloom" "$s" "$U/locked.fq" -k 15 -o "$U/out.tsv"
+  check "$s unreadable file: no output" test ! -e "$U/out.tsv"
   [ -z "$(ls -A "$out")" ] || bad "$s: left in the output folder: $(ls -A "$out")"
 done
-[ "$(id -u)" -eq 0 ] && echo "skip: unreadable-file checks (running as root, which reads any file)"
 ls "$B" | grep -q -e kmerbloom-tmp -e '\.tmp\.' && bad "temporary files left next to the inputs"
 
 # -------------------------------------------------------- valid extremes
@@ -207,22 +204,47 @@ identical "repeated run, -t 1 (histogram)" "$T/det-1.histo" "$T/again.histo"
 identical "estimate: -t 3 like -t 1" "$T/est-1.tsv" "$T/est-3.tsv"
 
 # ------------------------------------------------------- memory budget
-# -M X: peak resident set (sizing pass included) within X plus the 16 MB the
-# README states (program, libraries, decompression); a budget the read
-# buffers alone exceed is refused before the input is read (no sizing pass).
-if [ ! -x /usr/bin/time ]; then
-  echo "skip: /usr/bin/time missing (Debian package time): no peak memory checks"
-elif grep -qaE '__(a|t)san_init' "$KB"; then
-  echo "skip: peak memory checks (sanitizer build: shadow memory counts in the resident set)"
+# count -M X: the run is planned to fit X, or refused (exit 5) saying what it
+# needs; the measured peak resident set (sizing pass included) stays within X
+# plus the 16 MB the README states. The budget is the tightest the plan
+# accepts (what a refusal says it needs), not a comfortable one: the peak
+# check then tests the plan, and a run that ignores -M is not refused.
+# filter -M X caps the sketch: with --expected far above the input the
+# sketch alone would take 213 MB, so the run without -M peaks well above the
+# budget, and with it the sketch (statistics) and the measured peak stay
+# within it (plus what a run with a tiny sketch takes), the reads unchanged.
+if grep -qaE '__(a|t)san_init' "$KB"; then
+  skip_build "peak memory checks (sanitizer build: shadow memory counts in the resident set)"
+elif [ ! -x /usr/bin/time ]; then
+  skip "/usr/bin/time is not installed (Debian package time): no peak memory checks"
 else
-  for budget in 48 64; do
-    for t in 1 2; do
-      /usr/bin/time -f %M -o "$T/rss" "$KB" count "$T/reads.fq.gz" -t "$t" -M "${budget}M" -o "$T/m.tsv" -q
-      rss=$(($(tail -1 "$T/rss") / 1024))
-      check "-M ${budget}M -t $t: peak ${rss} MB <= $budget + 16 MB" test "$rss" -le $((budget + 16))
-      identical "-M ${budget}M -t $t: same k-mers" "$T/det-1.tsv" "$T/m.tsv"
-    done
+  peak_mb() {  # peak_mb COMMAND...: runs it, prints its peak resident set in MB (-1 if it fails)
+    /usr/bin/time -f %M -o "$T/rss" "$@" > /dev/null || { echo "-1"; return; }
+    echo $(($(tail -1 "$T/rss") / 1024))
+  }
+  for t in 1 2 6; do
+    rc=0
+    rm -f "$T/m.tsv"
+    "$KB" count "$T/reads.fq.gz" -t "$t" -M $((9 * t + 4))M -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
+    need=$(sed -n 's/.*distinct k-mers need \([0-9]*\) MB.*/\1/p' "$T/m.err")
+    check "-M $((9 * t + 4))M -t $t: below the plan, refused with exit 5 saying what it needs (${need:-?} MB)" \
+      test "$rc" -eq 5 -a -n "$need" -a ! -e "$T/m.tsv"
+    [ -n "$need" ] || continue
+    capped=$(peak_mb "$KB" count "$T/reads.fq.gz" -t "$t" -M "${need}M" -o "$T/m.tsv" -q)
+    check "-M ${need}M -t $t (the need it stated): runs, peak $capped MB <= $need + 16 MB" \
+      test "$capped" -ge 0 -a "$capped" -le $((need + 16))
+    identical "-M ${need}M -t $t: same k-mers" "$T/det-1.tsv" "$T/m.tsv"
   done
+  base=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 100000 -o "$T/f0.fq" -q)
+  free=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 20000000 -o "$T/f1.fq" -q)
+  capped=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 20000000 -M 48M -o "$T/f2.fq" --stats "$T/f2.json" -q)
+  check "filter --expected 20000000 without -M: peak $free MB, well above 48 MB + $base MB (else the next check proves nothing)" \
+    test "$free" -gt $((48 + base + 48))
+  check "filter -M 48M: peak $capped MB <= 48 MB + $base MB (the run with a tiny sketch) + 16 MB" \
+    test "$capped" -ge 0 -a "$capped" -le $((48 + base + 16))
+  sketch=$(grep -A3 '"sketch": {' "$T/f2.json" | grep -Eo '"bytes": *[0-9]+' | grep -Eo '[0-9]+$')
+  check "filter -M 48M: the sketch is ${sketch:-?} bytes, within 48 MiB" test -n "$sketch" -a "${sketch:-0}" -le $((48 << 20))
+  identical "filter -M 48M: the same reads kept" "$T/f1.fq" "$T/f2.fq"
 fi
 rc=0
 "$KB" count "$T/reads.fq" -t 4 -M 30M -v -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
@@ -251,12 +273,14 @@ for what in "-o FILE --histo -" "-o - --histo FILE"; do
 done
 
 # ------------------------------------------------------------- signals
-# sig_during WHAT SIGNAL READY DELAY -- command...: starts the command (its
+# sig_during WHAT SIGNAL READY NEXT -- command...: starts the command (its
 # stderr in $T/sig.err, its outputs in $T/sig/), waits until `READY`
-# succeeds, then DELAY seconds, sends the signal, and checks the exit code
-# (128 + signal number) and that nothing is left in $T/sig/.
+# succeeds (a line the run logs as a phase starts, or a file it writes: no
+# fixed sleep), sends the signal, and checks the exit code (128 + signal
+# number), that the signal landed in that phase (stderr has no NEXT line,
+# the phase after it) and that nothing is left in $T/sig/.
 sig_during() {
-  local what=$1 sig=$2 ready=$3 delay=$4
+  local what=$1 sig=$2 ready=$3 next=$4
   shift 5
   rm -rf "$T/sig"; mkdir "$T/sig"
   "$@" 2> "$T/sig.err" &
@@ -267,17 +291,18 @@ sig_during() {
     waited=$((waited + 1))
     [ "$waited" -lt 30000 ] || break
   done
-  if ! kill -0 "$pid" 2> /dev/null; then
+  if ! kill -s "$sig" "$pid" 2> /dev/null; then
     wait "$pid" || true
     bad "$what: the run ended before the signal could be sent ($(tail -c 300 "$T/sig.err"))"
     return
   fi
-  sleep "$delay"
-  kill -s "$sig" "$pid"
   local rc=0
   wait "$pid" || rc=$?
   local want=$((128 + $(kill -l "$sig")))
   check "$what: SIG$sig gives exit $want (got $rc)" test "$rc" -eq "$want"
+  if [ -n "$next" ]; then
+    check "$what: SIG$sig landed in that phase (no '$next' logged)" test -z "$(grep -e "$next" "$T/sig.err")"
+  fi
   no_leftovers "$what: SIG$sig" "$T/sig"
 }
 in_sizing() { grep -q 'sizing: estimating' "$T/sig.err"; }
@@ -287,10 +312,10 @@ writing() { [ -n "$(find "$T/sig" -name '*kmerbloom-tmp*' -size +0 2> /dev/null)
 for i in 1 2 3 4 5 6 7 8 9 10; do cat "$T/reads.fq"; done > "$T/big.fq"
 for sig in TERM INT; do
   big=("$KB" count "$T/big.fq" "$T/big.fq" -t 1 -v -o "$T/sig/out.tsv" --histo "$T/sig/out.histo" --stats "$T/sig/out.json")
-  sig_during "count, sizing pass" "$sig" in_sizing 0.2 -- "${big[@]}"
-  sig_during "count, pass 1" "$sig" in_pass1 0.2 -- "${big[@]}"
-  sig_during "count, pass 2 (recount)" "$sig" in_pass2 0.2 -- "${big[@]}"
-  sig_during "count, writing the output" "$sig" writing 0 -- \
+  sig_during "count, sizing pass" "$sig" in_sizing 'pass 1:' -- "${big[@]}"
+  sig_during "count, pass 1" "$sig" in_pass1 'pass 2:' -- "${big[@]}"
+  sig_during "count, pass 2 (recount)" "$sig" in_pass2 ' reported (count ' -- "${big[@]}"
+  sig_during "count, writing the output" "$sig" writing "" -- \
     "$KB" count "$T/long.fq" -t 1 -o "$T/sig/out.tsv" --histo "$T/sig/out.histo"
 done
 

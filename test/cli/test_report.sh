@@ -5,8 +5,6 @@
 # rendered page that must not be blank or broken.
 . "$(dirname "$0")/lib.sh"
 EX=$SRC/data/example.fq.gz
-HAVE_PY=0
-command -v python3 > /dev/null && HAVE_PY=1
 
 "$KB" report --help > "$T/help"
 for opt in --output --histo --plot; do grep -q -- "$opt" "$T/help" || bad "report --help lacks $opt"; done
@@ -46,7 +44,7 @@ check "spectrum judged reliable" grep -q '<b>Reliable:</b>' "$H"
 # The SVG alone: a standalone, well-formed document with the marks.
 check "plot starts with an XML declaration" sh -c "head -1 '$T/spectrum.svg' | grep -q '^<?xml'"
 check "plot marks the trough and the peak" sh -c "grep -q 'error trough: ' '$T/spectrum.svg' && grep -q 'peak: ' '$T/spectrum.svg'"
-if [ "$HAVE_PY" = 1 ]; then
+if need python3; then
   check "plot is well-formed XML" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/spectrum.svg"
 fi
 
@@ -71,9 +69,9 @@ check "report without a histogram says how to get one" grep -q 'No histogram' "$
 # (not blank, many colours) with the spectrum plot drawn (its fill colour).
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then
-  echo "skip: rendering (chromium is not installed)"
-elif [ "$HAVE_PY" = 0 ]; then
-  echo "skip: rendering (python3 is not installed to read the screenshot)"
+  skip "rendering (chromium is not installed: Debian package chromium)"
+elif ! need python3; then
+  :
 else
   mkdir -p "$T/profile"
   timeout 180 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Bounded fuzzing, as CI runs it (test/run-all.sh): builds the libFuzzer
 # targets with clang into build-fuzz/, fuzzes each for FUZZ_SECONDS from a
-# fresh copy of its seed corpus, then replays every saved crash input in
-# test/fuzz/regressions/<target>/. Exits non-zero on any crash, leak,
-# timeout, sanitizer report or oracle failure.
+# fresh copy of its seed corpus, then replays every seed and every saved
+# input in test/fuzz/regressions/<target>/ (none saved is an error). Exits
+# non-zero on any crash, leak, timeout, sanitizer report or oracle failure.
 #   bash test/fuzz/run.sh [TARGET...]        (default: every target)
 # Environment: FUZZ_SECONDS (per target, default 60; 0 only replays),
 # FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (compile jobs, default 2).
@@ -14,7 +14,6 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FUZZ=$ROOT/test/fuzz
 BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
 SECS=${FUZZ_SECONDS:-60}
-SHARED=${KMERBLOOM_SHARED:-$ROOT/../shared}
 if [ $# -gt 0 ]; then targets=("$@"); else targets=(fuzz_reader fuzz_filter_file fuzz_kff); fi
 
 echo "[fuzz] building ${targets[*]} with clang in $BUILD" >&2
@@ -33,10 +32,8 @@ for t in "${targets[@]}"; do
     corpus=$BUILD/corpus/$t crashes=$BUILD/crashes/$t log=$BUILD/$t.log
     rm -rf "$corpus"; mkdir -p "$corpus" "$crashes"
     cp "$FUZZ/corpus/$t"/* "$corpus/"
-    # The FASTQ conformance corpus, when present, seeds the reader as well.
-    if [ "$t" = fuzz_reader ] && [ -d "$SHARED/testdata/fastq-conformance" ]; then
-      cp "$SHARED/testdata/fastq-conformance"/* "$corpus/"
-    fi
+    # The FASTQ conformance corpus (test/data/) seeds the reader as well.
+    if [ "$t" = fuzz_reader ]; then cp "$ROOT/test/data/fastq-conformance"/*.f* "$corpus/"; fi
     echo "[fuzz] $t: $SECS s (log: $log)" >&2
     rc=0
     "$bin" "$corpus" -dict="$FUZZ/$t.dict" "${limits[@]}" -max_len=65536 -max_total_time="$SECS" \
@@ -48,10 +45,17 @@ for t in "${targets[@]}"; do
       failed+=("$t")
     fi
   fi
+  # Replay: every seed and every saved input. An empty set is an error (a
+  # replay of nothing would pass whatever the code does).
   shopt -s nullglob
-  saved=("$FUZZ/regressions/$t"/*)
+  saved=("$FUZZ/corpus/$t"/* "$FUZZ/regressions/$t"/*)
+  regressions=("$FUZZ/regressions/$t"/*)
   shopt -u nullglob
-  echo "[fuzz] $t: replaying ${#saved[@]} saved crash inputs" >&2
+  if [ ${#regressions[@]} -eq 0 ]; then
+    echo "[fuzz] $t: no saved inputs in test/fuzz/regressions/$t/" >&2
+    failed+=("$t:no-regressions")
+  fi
+  echo "[fuzz] $t: replaying ${#saved[@]} seeds and saved inputs (${#regressions[@]} saved)" >&2
   for f in "${saved[@]}"; do
     "$bin" "${limits[@]}" "$f" > "$BUILD/replay.log" 2>&1 || {
       tail -30 "$BUILD/replay.log" >&2

@@ -1,5 +1,6 @@
-// The FASTQ conformance corpus of Cock et al. (NAR 2010), as kept by Biopython,
-// read through SequenceReader: every file in the folder is checked.
+// The FASTQ conformance corpus of Cock et al. (NAR 2010), as kept by Biopython
+// (test/data/fastq-conformance/), read through SequenceReader: every file in
+// the folder is checked.
 //
 // Choice documented here: error_qual_*, error_spaces and error_tabs are
 // refused (quality characters must be '!'..'~', sequence characters letters or
@@ -22,7 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpus = fs::path(KMERBLOOM_SHARED_DIR) / "testdata" / "fastq-conformance";
+// In the repository (test/data/), so a missing corpus is a failure, not a skip.
+const fs::path kCorpus = fs::path(KMERBLOOM_TEST_DATA) / "fastq-conformance";
 
 struct Rec {
   std::string name, seq, qual;
@@ -141,7 +143,7 @@ bool compressed(const fs::path& p) { return p.extension() == ".gz" || p.extensio
 class Conformance : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::is_directory(kCorpus)) GTEST_SKIP() << "corpus not found: " << kCorpus;
+    ASSERT_TRUE(fs::is_directory(kCorpus)) << "corpus not found: " << kCorpus;
   }
   static std::vector<fs::path> files() {
     std::vector<fs::path> v;

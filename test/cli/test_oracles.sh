@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# kmerbloom count against two exact counters that share no code with it,
+# KMC 3 (`kmc -ci2`, and `-ci1` for the histogram) and Jellyfish 2
+# (`jellyfish count -C`, `dump -L 2`, `histo -h H`): the solid k-mers and their
+# counts, and the histogram with its overflow row (row H+1 holds every k-mer
+# seen more than H times) at a small --histo-max. On the bundled example (one
+# batch) and on simulated reads with errors (many batches, so the threads share
+# the work), for k = 31 (one 64-bit word) and k = 45 (two).
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+EX=$SRC/data/example.fq.gz
+need kmc kmc || { finish; exit; }
+need jellyfish jellyfish || { finish; exit; }
+need python3 || { finish; exit; }
+
+gzip -dc "$EX" > "$T/example.fq"
+# 20,000 reads of 150 bases (3 Mb, six count batches) from a 300 kb genome
+# at 10x, 0.5% substitutions, some N: every row of a small histogram is full.
+python3 "$HERE/simreads.py" --genome 300000 --reads 20000 --length 150 --seed 21 --error-rate 0.005 --n-every 30 \
+  > "$T/sim.fq"
+gzip -1 -c "$T/sim.fq" > "$T/sim.fq.gz"
+
+# kmc_dump NAME INPUT K CI: KMC's k-mers seen at least CI times, sorted, KMER<TAB>COUNT.
+kmc_dump() {
+  mkdir -p "$T/kmc.tmp"
+  kmc -k"$3" -ci"$4" -cs4294967295 -t2 -m2 -fq "$2" "$T/$1.kmc" "$T/kmc.tmp" > "$T/kmc.log" 2>&1 ||
+    { bad "kmc failed: $(tail -3 "$T/kmc.log")"; return 1; }
+  kmc_tools transform "$T/$1.kmc" dump -s "$T/$1.kmc.txt" > "$T/kmc.log" 2>&1 ||
+    { bad "kmc_tools dump failed: $(tail -3 "$T/kmc.log")"; return 1; }
+  sort "$T/$1.kmc.txt" > "$T/$1.kmc.tsv"
+}
+# histo_of TSV H: the jellyfish-form histogram of KMER<TAB>COUNT lines, rows 1..H+1.
+histo_of() {
+  awk -F'\t' -v h="$2" '{ c = $2 > h ? h + 1 : $2; f[c]++ } END { for (i = 1; i <= h + 1; i++) print i, f[i] + 0 }' "$1"
+}
+# nonempty WHAT FILE MIN: the oracle gave at least MIN lines (an empty oracle proves nothing).
+nonempty() { check "$1: the oracle has $(wc -l < "$2") lines (>= $3)" test "$(wc -l < "$2")" -ge "$3"; }
+
+for set in example sim; do
+  in=$T/$set.fq
+  for k in 31 45; do
+    tag="$set k=$k"
+    kmc_dump "$set.$k.solid" "$in" "$k" 2 || continue
+    kmc_dump "$set.$k.all" "$in" "$k" 1 || continue
+    nonempty "$tag: KMC -ci2" "$T/$set.$k.solid.kmc.tsv" 10000
+    jellyfish count -C -m "$k" -s 4M -t 2 -o "$T/jf.db" "$in" 2> "$T/jf.log" || bad "jellyfish count failed: $(cat "$T/jf.log")"
+    jellyfish dump -c -t -L 2 "$T/jf.db" | sort > "$T/$set.$k.jf.tsv"
+    same "$tag: KMC -ci2 and Jellyfish agree (the oracles)" "$T/$set.$k.solid.kmc.tsv" "$T/$set.$k.jf.tsv"
+
+    input=$in
+    [ "$set" = sim ] && input=$T/sim.fq.gz
+    "$KB" count "$input" -k "$k" -t 2 -o "$T/kb.tsv" --histo "$T/kb.histo" --histo-max 6 -q
+    same "$tag: count (Bloom gate, two passes) equals kmc -ci2, k-mer for k-mer" "$T/kb.tsv" "$T/$set.$k.solid.kmc.tsv"
+    histo_of "$T/$set.$k.all.kmc.tsv" 6 > "$T/want.histo"
+    check "$tag: the oracle's overflow row 7 is not empty" awk '$1 == 7 && $2 > 0 { f = 1 } END { exit !f }' "$T/want.histo"
+    same "$tag: histogram rows 2..7 (7 = overflow) equal KMC's" <(tail -n +2 "$T/kb.histo") <(tail -n +2 "$T/want.histo")
+    "$KB" count "$input" -k "$k" -t 3 --no-gate -c 1 -o "$T/kb1.tsv" --histo "$T/kb1.histo" --histo-max 6 -q
+    same "$tag: --no-gate -c 1 equals kmc -ci1" "$T/kb1.tsv" "$T/$set.$k.all.kmc.tsv"
+    same "$tag: --no-gate histogram rows 1..7 equal KMC's" "$T/kb1.histo" "$T/want.histo"
+    jellyfish histo -h 6 "$T/jf.db" > "$T/jf.histo"
+    same "$tag: --no-gate histogram equals jellyfish histo -h 6" "$T/kb1.histo" "$T/jf.histo"
+  done
+done
+
+# -L/-U and the FASTA output form, against KMC's counts.
+awk -F'\t' '$2 >= 3 && $2 <= 12' "$T/sim.31.all.kmc.tsv" > "$T/range.want"
+"$KB" count "$T/sim.fq.gz" -L 3 -U 12 -t 2 -o "$T/range.tsv" -q
+nonempty "-L 3 -U 12" "$T/range.want" 1000
+same "-L 3 -U 12 equals KMC's k-mers seen 3..12 times" "$T/range.tsv" "$T/range.want"
+"$KB" count "$T/sim.fq.gz" --one-pass -t 2 --format fasta -o "$T/one.fa" -q
+paste - - < "$T/one.fa" | awk -F'\t' '{ print $2 "\t" substr($1, 2) }' > "$T/one.tsv"
+# One pass: no solid k-mer missed; a count is one too high only when the
+# k-mer's first sighting hit a Bloom false positive (rate 0.001 by default).
+check "--one-pass: every KMC solid k-mer is reported" \
+  test -z "$(join -t "$(printf '\t')" -v 2 "$T/one.tsv" "$T/sim.31.solid.kmc.tsv" | head -1)"
+check "--one-pass: counts equal KMC's but for at most 1% of the k-mers, one too high" \
+  awk -F'\t' '$2 != $3 && $2 != $3 + 1 { exit 1 } $2 != $3 { d++ } END { exit !(d <= NR / 100) }' \
+  <(join -t "$(printf '\t')" "$T/one.tsv" "$T/sim.31.solid.kmc.tsv")
+finish
