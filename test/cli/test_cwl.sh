@@ -10,7 +10,7 @@ EX=$SRC/data/example.fq.gz
 KBDIR=$(cd "$(dirname "$KB")" && pwd)
 
 if ! command -v cwltool > /dev/null; then
-  echo "skip: cwltool is not installed (Debian package cwltool): CWL tools not run"
+  skip "cwltool is not installed (Debian package cwltool): CWL tools not run"
   finish
   exit
 fi
@@ -47,7 +47,7 @@ if run_cwl count kmerbloom-count.cwl "$CWL/count-example.yml"; then
       awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /genome_size$/) c = i } $1 == "example" && c && $c > 0 { f = 1 } END { exit !f }' \
       "$T/count/mqc/multiqc_data/multiqc_general_stats.txt"
   else
-    echo "skip: multiqc is not installed: the count tool's MultiQC files not read back"
+    skip "multiqc is not installed: the count tool's MultiQC files not read back"
   fi
 fi
 

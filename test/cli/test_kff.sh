@@ -75,7 +75,7 @@ expect_fail "a KFF of a k kmerbloom cannot take says which" 3 "bigk.kff: .*k = 2
 
 # --- KMC 3 ---------------------------------------------------------------------
 if ! command -v kmc > /dev/null || ! command -v kmc_tools > /dev/null; then
-  echo "skip: KMC (kmc, kmc_tools) is not installed; test/run-all.sh installs it (Debian package kmc)"
+  skip "KMC (kmc, kmc_tools) is not installed; test/run-all.sh installs it (Debian package kmc)"
   finish
   exit $?
 fi

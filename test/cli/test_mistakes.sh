@@ -94,7 +94,7 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
   same "a regular file under /dev/shm counts exactly, as anywhere" "$T/shm.tsv" "$T/plain.tsv"
   check "no one-pass fallback for a regular file under /dev/" test -z "$(grep -i 'stream' "$T/shm.err")"
 else
-  echo "skip: /dev/shm not writable"
+  skip "/dev/shm not writable"
 fi
 
 # ------------------------------------------------- gzip members of any kind
