@@ -7,7 +7,8 @@
 //    kept so far, is below target_coverage C; the k-mers of a kept read are
 //    then counted. Median as khmer takes it: with n k-mers the read is
 //    "at coverage" when at least n - floor(n/2) of them have abundance >= C.
-//    Abundances live in a CountMinSketch (count_min_sketch.hpp), one pass, so
+//    Abundances live in a GatedSketch (gated_sketch.hpp): a Bloom filter
+//    gate keeps the k-mers seen once out of a count-min sketch. One pass, so
 //    stdin works. A pair is kept when either mate is below C (khmer -p), and
 //    then both mates' k-mers are counted.
 //  - Weak k-mers (weak = drop or trim): a k-mer is weak when it occurs fewer
@@ -55,7 +56,9 @@
 #include <vector>
 
 #include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/kmer/cardinality.hpp"
 #include "kmerbloom/normalize/count_min_sketch.hpp"
+#include "kmerbloom/normalize/gated_sketch.hpp"
 
 namespace kmerbloom {
 
@@ -72,8 +75,8 @@ struct ReadFilterOptions {
   WeakMode weak = WeakMode::none;
   uint32_t min_count = 2;           // weak k-mers occur fewer times than this; >= 2
   std::string solid_path;           // `kmerbloom count` output (TSV or FASTA form, .gz too) instead of a first pass
-  uint64_t expected_kmers = 0;      // distinct k-mers the sketch should hold; 0 = from the input size
-  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on the sketch
+  uint64_t expected_kmers = 0;      // k-mers expected to be counted at least twice; 0 = estimated (sizing below)
+  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on gate + sketch
   unsigned threads = 1;             // worker threads (a reader, a decider and a writer thread come on top)
   uint64_t batch_bases = 1u << 19;  // bases per batch (both mates together); 2 * threads + 4 batches in flight
 
@@ -82,15 +85,41 @@ struct ReadFilterOptions {
   bool paired() const { return paired_files || interleaved; }
 };
 
-// How the sketch was sized (the documented rule, see sketch_keys_for_input):
-// keys = expected_kmers if given, else estimated input bases / 16; blocks
-// for those keys at the design load; bytes capped by max_memory, at least
-// 1 MiB. Input bases: each file's size times its bases per file byte
-// measured on its first 16 Mbp (whole small files are read, so exact); a
-// stream (stdin, a pipe) counts as 2^28 bases.
-inline constexpr uint64_t kBasesPerSketchKey = 16;
-inline constexpr uint64_t kStreamBasesAssumed = uint64_t{1} << 28;
+// How the gate and the sketch are sized (the rule plan_gated_sketch applies,
+// gated_sketch.hpp, to two numbers):
+//  - files: a sampled estimate of the input's k-mer spectrum (what
+//    `kmerbloom estimate` does, 2^18 sampled keys a worker, rows up to 255)
+//    gives them through sketch_demand(): the k-mers counted at least twice
+//    are at most the input's F0 - f1; the k-mers counted once are the input's
+//    singletons in the share of reads normalization keeps;
+//  - expected_kmers = N: N k-mers counted at least twice, 2N once;
+//  - a stream (stdin, a pipe), which cannot be read twice: kStreamRepeatedKeys
+//    and kStreamOnceKeys (about a 5 Mbp genome at 100x).
+// Gate + sketch never exceed max_memory (at least kMinSketchBytes).
+inline constexpr uint64_t kStreamRepeatedKeys = uint64_t{1} << 23;
+inline constexpr uint64_t kStreamOnceKeys = uint64_t{1} << 24;
 inline constexpr uint64_t kMinSketchBytes = uint64_t{1} << 20;
+inline constexpr unsigned kSizingRows = 255;
+
+// What the sketch must hold, from a spectrum estimate (rows up to at least the
+// target coverage C). With f_c the k-mers seen c times, F0 distinct, and m =
+// 1 + 3 standard errors of the estimate (1 when exact):
+//   kept_share = sum_{c >= 2} f_c min(c, C) / sum_{c >= 2} c f_c
+//                (the share of k-mer occurrences normalization keeps: a k-mer
+//                keeps about C of its occurrences; rows above the last one
+//                keep C each);
+//   repeated   = (F0 - f1) m
+//   once       = f1 min(1, kKeptShareMargin kept_share) m
+// Singletons are mostly sequencing errors, and the kept reads carry their
+// share of them. kKeptShareMargin: normalization keeps a little more than C
+// per k-mer (a read is kept while its median is below C, and then counts
+// all its k-mers): 1.2 times the share on the E. coli 100x pairs.
+inline constexpr double kKeptShareMargin = 1.25;
+struct SketchDemand {
+  uint64_t repeated = 0, once = 0;
+  double kept_share = 1;
+};
+SketchDemand sketch_demand(const KmerSpectrumEstimate& estimate, unsigned target_coverage) noexcept;
 
 struct ReadTally {
   uint64_t reads = 0;
@@ -119,13 +148,19 @@ struct ReadFilterResult {
 
   struct Sketch {
     bool used = false;
-    uint64_t bytes = 0, blocks = 0;
-    uint64_t design_keys = 0;            // keys the sizing rule asked for (before the memory cap)
-    uint64_t estimated_input_bases = 0;  // 0 when expected_kmers was given
-    bool capped = false;                 // max_memory made it smaller than the rule
+    std::string source;                  // "estimate", "--expected" or "stream default"
+    double estimated_distinct = 0;       // the estimate's F0 and f1 (source "estimate")
+    double estimated_singletons = 0;
+    SketchDemand demand;                 // what the plan was made for
+    GatedSketchPlan plan;                // shapes and model rates (gated_sketch.hpp)
+    uint64_t bytes = 0;                  // gate + sketch
+    uint64_t blocks = 0;                 // sketch blocks
+    bool capped = false;                 // max_memory made them smaller than the rule
     std::string sizing;                  // the rule and its numbers, in words
-    double design_collision_rate = 0;    // model rate at the design keys
-    CountMinSketch::Fill fill;           // at the end
+    double design_collision_rate = 0;    // model sketch collision rate at the design keys
+    CountMinSketch::Fill fill;           // the sketch at the end
+    double gate_estimated_fpr = 0;       // the gate at the end: rate from its fill
+    double gate_estimated_keys = 0;      //   and distinct k-mers it holds
   } sketch;
 
   struct Solid {
@@ -158,12 +193,5 @@ ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilter
 
 // Name of a read up to its first space or tab, without a trailing "/1" or "/2".
 std::string_view mate_base_name(std::string_view name) noexcept;
-
-// Estimated bases of one input (see the sizing rule above); 0 for a stream.
-// Reads up to 16 Mbp of it. Throws InputError like SequenceReader.
-uint64_t estimate_input_bases(const std::string& path);
-
-// The sizing rule: keys for the sketch from options and estimated bases.
-uint64_t sketch_keys_for_input(const ReadFilterOptions& options, uint64_t input_bases) noexcept;
 
 }  // namespace kmerbloom
