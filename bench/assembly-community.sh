@@ -90,8 +90,10 @@ evaluate() {
 }
 
 for n in $NORMALIZERS; do normalize "$n" || echo "== normaliser $n failed" >&2; done
-inputs="raw"
+# The normalised sets first: they are the quick ones.
+inputs=""
 for n in $NORMALIZERS; do [ -s "${n}_R2.fq" ] && inputs="$inputs $n"; done
+inputs="$inputs raw"
 for a in $ASSEMBLERS; do
   for in in $inputs; do
     assemble_one "$a" "$in"

@@ -29,8 +29,7 @@
 # and community.tsv from make-community.sh), OUT (work folder, default
 # /tmp/kmerbloom-bench/assembly or .../assembly-community), K (filter k, 31),
 # C (target coverage, 20), ASM_K (Minia's k, 61), THREADS (2), KHMER_MEM
-# (khmer -M; E. coli: the bytes of kmerbloom's sketch; community: 1e9, as
-# BBNorm's -Xmx1g), BBNORM_XMX (1g), ASSEMBLERS (community: "megahit spades"),
+# (khmer -M, 1e9 as BBNorm's -Xmx1g), BBNORM_XMX (1g), ASSEMBLERS (community: "megahit spades"),
 # NORMALIZERS (community: "kmerbloom bbnorm khmer"), STEP_TIMEOUT (seconds
 # per step, 14400), SKIP_KHMER=1 to leave khmer out, RESUME=1 to keep the
 # steps an earlier run finished (timings included).
@@ -109,6 +108,11 @@ assemble() {
       measure "$name" sh -c "velveth $name.velvet $ASM_K -shortPaired -fastq.gz -separate $1 $2 &&
                              velvetg $name.velvet -exp_cov auto -cov_cutoff auto"
       mv "$name.velvet/contigs.fa" "$name.contigs.fa" ;;
+    spades)
+      rm -rf "$name.spades"
+      measure "$name" spades.py --isolate -1 "$1" -2 "$2" -t "$THREADS" -m 20 -o "$name.spades"
+      mv "$name.spades/contigs.fasta" "$name.contigs.fa"
+      rm -rf "$name.spades" ;;
   esac
 }
 
@@ -163,6 +167,24 @@ row() {  # NAME LABEL READS
   row asm_kept "kmerbloom filter" "$kept_reads"
 } | tee results.md
 
+if [[ " ${ASSEMBLERS:-} " == *" spades "* ]]; then
+  apt_install spades
+  minia_assembler=$ASSEMBLER
+  ASSEMBLER=spades
+  assemble spades_raw "$R1" "$R2"
+  assemble spades_kept kept_R1.fq.gz kept_R2.fq.gz
+  {
+    echo
+    echo "## SPAdes --isolate, $THREADS threads, on the same reads"
+    echo
+    echo "| input | reads (share) | N50 (contigs >= 500 bp) | contigs | total bp | genome fraction | assembler wall | CPU | peak memory |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    row spades_raw "raw" "$raw_reads"
+    row spades_kept "kmerbloom filter" "$kept_reads"
+  } | tee -a results.md
+  ASSEMBLER=$minia_assembler
+fi
+
 # ---- side by side with khmer, same interleaved input -------------------------------
 if [ -z "${SKIP_KHMER:-}" ]; then
   if [ ! -s inter.fq.gz ]; then
@@ -172,8 +194,8 @@ if [ -z "${SKIP_KHMER:-}" ]; then
   khmer_norm=normalize-by-median.py
   command -v "$khmer_norm" > /dev/null || khmer_norm=/usr/lib/khmer/bin/normalize-by-median.py  # Debian's place
   # khmer's default table is too small here (it aborts at an
-  # estimated false-positive rate of 0.998); give it the memory our sketch took.
-  khmer_mem=${KHMER_MEM:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sketch"]["bytes"])' kb_pairs.json)}
+  # estimated false-positive rate of 0.998); give it 1 GB, as BBNorm's -Xmx1g.
+  khmer_mem=${KHMER_MEM:-1000000000}
   measure khmer_inter "$khmer_norm" -k "$K" -C "$C" -p -M "$khmer_mem" -o khmer_inter.fq inter.fq.gz
   khmer_fp=$(awk '/fp rate estimated/ { print $NF }' khmer_inter.log)
   assemble asm_khmer khmer_inter.fq
