@@ -20,13 +20,16 @@
 //
 // Sizing (plan_gated_sketch, the rule `kmerbloom filter` uses; the numbers
 // are the caller's):
-//   sketch keys = repeated + kGateFpr * once
 //   gate keys   = repeated + once
+//   sketch keys = repeated + leaked, leaked = once * (the gate's model rate
+//                 averaged over its fill from 0 to the gate keys)
 // where `repeated` is the number of distinct k-mers expected to be counted at
 // least twice and `once` the k-mers expected to be counted once. The gate is
 // the smallest BlockedBloom with model rate <= kGateFpr at the gate keys; the
 // sketch has CountMinSketch::blocks_for_keys(sketch keys) blocks (6 keys per
-// block: model collision rate 1.6%). kGateFpr = 5% is near the memory optimum:
+// block: model collision rate 1.6%). A k-mer seen once meets the gate at its
+// fill of the moment, so fewer leak than the final rate says (on the 4-hash
+// gate, about a third). kGateFpr = 5% is near the memory optimum:
 // a lower rate costs 1.44 gate bits per key for each halving, a higher one
 // sketch blocks (10.7 bytes) for the leaked keys. When the two exceed
 // max_bytes, both shrink by the same factor (and the model rates, which the
@@ -50,7 +53,7 @@ struct GatedSketchPlan {
   uint64_t repeated_keys = 0;  // design: distinct k-mers counted at least twice
   uint64_t once_keys = 0;      // design: distinct k-mers counted once
   uint64_t gate_keys = 0;      // repeated + once
-  uint64_t sketch_keys = 0;    // repeated + leaked (kGateFpr * once)
+  uint64_t sketch_keys = 0;    // repeated + leaked (once * the gate's mean rate over its fill)
   BlockedBloom::Shape gate;    // blocks, hashes
   uint64_t sketch_blocks = 0;
   bool capped = false;         // max_bytes made it smaller than the rule
