@@ -68,6 +68,11 @@ TEST(GatedSketchPlan, CapShrinksBothAndReportsTheRates) {
   EXPECT_GT(p.gate_fpr, full.gate_fpr);
   EXPECT_GT(p.collision_rate, full.collision_rate);
   EXPECT_DOUBLE_EQ(p.gate_fpr, BlockedBloom::expected_fpr(p.gate_keys, p.gate.blocks, p.gate.hashes));
+  // A floor for each part, under the cap.
+  const GatedSketchPlan floored = plan_gated_sketch(100, 400, uint64_t{1} << 40, uint64_t{1} << 20);
+  EXPECT_EQ(floored.gate_bytes(), uint64_t{1} << 20);
+  EXPECT_EQ(floored.sketch_bytes(), uint64_t{1} << 20);
+  EXPECT_LE(plan_gated_sketch(100, 400, uint64_t{1} << 20, uint64_t{1} << 20).bytes(), uint64_t{1} << 20);
   // A tiny cap still leaves a working structure, and says it is saturated.
   const GatedSketchPlan tiny = plan_gated_sketch(500'000, 2'000'000, 1);
   EXPECT_EQ(tiny.gate.blocks, 1u);

@@ -95,7 +95,9 @@ struct ReadFilterOptions {
 //  - expected_kmers = N: N k-mers counted at least twice, 2N once;
 //  - a stream (stdin, a pipe), which cannot be read twice: kStreamRepeatedKeys
 //    and kStreamOnceKeys (about a 5 Mbp genome at 100x).
-// Gate + sketch never exceed max_memory (at least kMinSketchBytes).
+// Gate and sketch take at least kMinSketchBytes each (small inputs see next
+// to no collisions, whether read from a file or a stream); together they
+// never exceed max_memory (itself at least kMinSketchBytes).
 inline constexpr uint64_t kStreamRepeatedKeys = uint64_t{1} << 23;
 inline constexpr uint64_t kStreamOnceKeys = uint64_t{1} << 24;
 inline constexpr uint64_t kMinSketchBytes = uint64_t{1} << 20;

@@ -36,7 +36,8 @@ uint64_t leaked_keys(uint64_t once, uint64_t gate_keys, const BlockedBloom::Shap
 
 }  // namespace
 
-GatedSketchPlan plan_gated_sketch(uint64_t repeated_keys, uint64_t once_keys, uint64_t max_bytes) {
+GatedSketchPlan plan_gated_sketch(uint64_t repeated_keys, uint64_t once_keys, uint64_t max_bytes,
+                                  uint64_t min_part_bytes) {
   GatedSketchPlan p;
   p.repeated_keys = repeated_keys;
   p.once_keys = once_keys;
@@ -44,6 +45,8 @@ GatedSketchPlan plan_gated_sketch(uint64_t repeated_keys, uint64_t once_keys, ui
   p.gate = BlockedBloom::shape_for_capacity(p.gate_keys, kGateFpr);
   p.sketch_keys = repeated_keys + leaked_keys(once_keys, p.gate_keys, p.gate);
   p.sketch_blocks = CountMinSketch::blocks_for_keys(p.sketch_keys);
+  p.gate.blocks = std::max(p.gate.blocks, min_part_bytes / BlockedBloom::kBlockBytes);
+  p.sketch_blocks = std::max(p.sketch_blocks, min_part_bytes / CountMinSketch::kBlockBytes);
   const uint64_t floor_bytes = BlockedBloom::kBlockBytes + CountMinSketch::kBlockBytes;
   max_bytes = std::max(max_bytes, floor_bytes);
   if (p.bytes() > max_bytes) {

@@ -193,7 +193,7 @@ std::unique_ptr<GatedSketch> make_sketch(const ReadFilterOptions& o, const ReadF
   ReadFilterResult::Sketch& s = r.sketch;
   s.used = true;
   sketch_sizing_input(o, hooks, r);
-  s.plan = plan_gated_sketch(s.demand.repeated, s.demand.once, o.max_memory);
+  s.plan = plan_gated_sketch(s.demand.repeated, s.demand.once, o.max_memory, kMinSketchBytes);
   const GatedSketchPlan& p = s.plan;
   auto sketch = std::make_unique<GatedSketch>(p);
   s.bytes = sketch->bytes();
