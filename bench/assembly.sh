@@ -1,71 +1,93 @@
 #!/usr/bin/env bash
-# Does `kmerbloom filter` help a de novo assembler? (issue 5; run by hand, not in CI)
+# Does `kmerbloom filter` help a de novo assembler? (issues 5 and 18; run by
+# hand, not in CI)
 #
-#   bash bench/assembly.sh [path/to/kmerbloom]
+#   bash bench/assembly.sh [path/to/kmerbloom]                  # E. coli 100x
+#   SET=community bash bench/assembly.sh [path/to/kmerbloom]    # uneven coverage
 #
-# On the E. coli 100x pairs: assembles the raw reads and the filtered reads
-# with the same assembler and options (minia; megahit or velvet if minia is not
-# packaged), places the contigs on the reference with minimap2, and reports
-# N50, the share of the reference covered by contigs, the assembler's wall time
-# and peak memory, and the share of reads kept. Then runs khmer's
-# normalize-by-median.py at the same k and coverage beside `kmerbloom filter`
-# on the same interleaved input: reads kept, time, peak memory.
+# E. coli (SET=ecoli, the default): on the E. coli 100x pairs, assembles the
+# raw reads and the filtered reads with the same assembler and options (minia;
+# megahit or velvet if minia is not packaged), places the contigs on the
+# reference with minimap2, and reports N50, the share of the reference covered
+# by contigs, the assembler's wall time and peak memory, and the share of
+# reads kept. Then runs khmer's normalize-by-median.py at the same k and
+# coverage beside `kmerbloom filter` on the same interleaved input: reads
+# kept, time, peak memory. With ASSEMBLERS="spades", SPAdes --isolate
+# assembles the raw and the filtered reads as well.
 #
-# Environment: DATA (folder with ecoli_100x_R1.fq.gz, ecoli_100x_R2.fq.gz,
-# ecoli.fa; default /tmp/kmerbloom-bench/data), OUT (work folder, default
-# /tmp/kmerbloom-bench/assembly), K (filter k, 31), C (target coverage, 20),
-# ASM_K (assembler k, 61), THREADS (2), KHMER_MEM (khmer -M, default the
-# bytes of kmerbloom's sketch), SKIP_KHMER=1 to leave khmer out,
-# RESUME=1 to keep the steps an earlier run finished (timings included).
+# Community (SET=community): the mock community of bench/make-community.sh.
+# Normalises the pairs to the same target coverage with `kmerbloom filter`,
+# BBNorm (bbnorm.sh) and khmer (normalize-by-median.py -p), then assembles
+# the raw and each normalised read set with every assembler of ASSEMBLERS
+# (MEGAHIT, SPAdes --meta), places the contigs on the genomes with minimap2
+# (bench/place-contigs.py) and reports, per genome, the genome fraction and
+# NGA50, and per run wall time, CPU time and peak memory. Every heavy step runs
+# under `nice -n 19` and `timeout`, one at a time.
+#
+# Environment: DATA (default /tmp/kmerbloom-bench/data: ecoli_100x_R1/_R2.fq.gz
+# and ecoli.fa from make-data.sh; community_R1/_R2.fq.gz, community_refs.fa
+# and community.tsv from make-community.sh), OUT (work folder, default
+# /tmp/kmerbloom-bench/assembly or .../assembly-community), K (filter k, 31),
+# C (target coverage, 20), ASM_K (Minia's k, 61), THREADS (2), KHMER_MEM
+# (khmer -M, 1e9 as BBNorm's -Xmx1g), BBNORM_XMX (1g), ASSEMBLERS (community: "megahit spades"),
+# NORMALIZERS (community: "kmerbloom bbnorm khmer"), STEP_TIMEOUT (seconds
+# per step, 14400), SKIP_KHMER=1 to leave khmer out, RESUME=1 to keep the
+# steps an earlier run finished (timings included).
 # Results: $OUT/results.md (also printed).
 set -euo pipefail
 export LC_ALL=C
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KB=$(realpath "${1:-$ROOT/build/kmerbloom}")
+SET=${SET:-ecoli}
 DATA=${DATA:-/tmp/kmerbloom-bench/data}
-OUT=${OUT:-/tmp/kmerbloom-bench/assembly}
 K=${K:-31}
 C=${C:-20}
 ASM_K=${ASM_K:-61}
 THREADS=${THREADS:-2}
+STEP_TIMEOUT=${STEP_TIMEOUT:-14400}
+case $SET in
+  ecoli) OUT=${OUT:-/tmp/kmerbloom-bench/assembly} ;;
+  community) OUT=${OUT:-/tmp/kmerbloom-bench/assembly-community} ;;
+  *) echo "SET must be ecoli or community, got '$SET'" >&2; exit 1 ;;
+esac
+
+# ---- tools (Debian packages) -------------------------------------------------
+# shellcheck source=bench/apt-install.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install time minimap2
+# ---- helpers -------------------------------------------------------------------
+# measure NAME CMD...: runs CMD under /usr/bin/time -v, niced and bounded by
+# STEP_TIMEOUT; NAME.time holds the report, NAME.log the output. With RESUME=1 a step whose report exists is not run again.
+measure() {
+  local name=$1; shift
+  if [ -n "${RESUME:-}" ] && [ -s "$name.time" ]; then echo "== $name: kept from an earlier run" >&2; return; fi
+  echo "== $name: $*" >&2
+  /usr/bin/time -v -o "$name.time" nice -n 19 timeout "$STEP_TIMEOUT" "$@" > "$name.log" 2>&1 ||
+    { tail -20 "$name.log" >&2; rm -f "$name.time"; return 1; }
+}
+wall() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + t[i]; printf "%.1f", s }' "$1.time"; }
+cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' "$1.time"; }
+peak_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$1.time"; }
+fq_reads() { if [[ $1 == *.gz ]]; then gzip -dc "$1"; else cat "$1"; fi | awk 'END { print NR / 4 }'; }
+
+if [ "$SET" = community ]; then
+  # shellcheck source=bench/assembly-community.sh
+  source "$ROOT/bench/assembly-community.sh"
+  exit 0
+fi
+
 R1=$DATA/ecoli_100x_R1.fq.gz
 R2=$DATA/ecoli_100x_R2.fq.gz
 REF=$DATA/ecoli.fa
 for f in "$KB" "$R1" "$R2" "$REF"; do [ -e "$f" ] || { echo "missing: $f" >&2; exit 1; }; done
 mkdir -p "$OUT"
 cd "$OUT"
-
-# ---- tools (Debian packages) -------------------------------------------------
-apt_install() {
-  local missing=()
-  for p in "$@"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  [ -n "${APT_UPDATED:-}" ] || { $sudo apt-get update -qq; APT_UPDATED=1; }
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" > /dev/null
-}
-apt_install time minimap2
 ASSEMBLER=
 for a in minia megahit velvet; do
   if apt_install "$a" 2> /dev/null; then ASSEMBLER=$a; break; fi
 done
 [ -n "$ASSEMBLER" ] || { echo "no assembler could be installed (minia, megahit, velvet)" >&2; exit 1; }
 [ -n "${SKIP_KHMER:-}" ] || apt_install khmer
-
-# ---- helpers -------------------------------------------------------------------
-# measure NAME CMD...: runs CMD under /usr/bin/time -v; NAME.time holds the
-# report. With RESUME=1 a step whose report exists is not run again.
-measure() {
-  local name=$1; shift
-  if [ -n "${RESUME:-}" ] && [ -s "$name.time" ]; then echo "== $name: kept from an earlier run" >&2; return; fi
-  echo "== $name: $*" >&2
-  /usr/bin/time -v -o "$name.time" "$@" > "$name.log" 2>&1 || { tail -20 "$name.log" >&2; rm -f "$name.time"; exit 1; }
-}
-wall() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + t[i]; printf "%.1f", s }' "$1.time"; }
-cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' "$1.time"; }
-peak_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$1.time"; }
-fq_reads() { if [[ $1 == *.gz ]]; then gzip -dc "$1"; else cat "$1"; fi | awk 'END { print NR / 4 }'; }
 
 # assemble NAME FILE...: contigs in NAME.contigs.fa
 assemble() {
@@ -86,6 +108,11 @@ assemble() {
       measure "$name" sh -c "velveth $name.velvet $ASM_K -shortPaired -fastq.gz -separate $1 $2 &&
                              velvetg $name.velvet -exp_cov auto -cov_cutoff auto"
       mv "$name.velvet/contigs.fa" "$name.contigs.fa" ;;
+    spades)
+      rm -rf "$name.spades"
+      measure "$name" spades.py --isolate -1 "$1" -2 "$2" -t "$THREADS" -m 20 -o "$name.spades"
+      mv "$name.spades/contigs.fasta" "$name.contigs.fa"
+      rm -rf "$name.spades" ;;
   esac
 }
 
@@ -140,6 +167,24 @@ row() {  # NAME LABEL READS
   row asm_kept "kmerbloom filter" "$kept_reads"
 } | tee results.md
 
+if [[ " ${ASSEMBLERS:-} " == *" spades "* ]]; then
+  apt_install spades
+  minia_assembler=$ASSEMBLER
+  ASSEMBLER=spades
+  assemble spades_raw "$R1" "$R2"
+  assemble spades_kept kept_R1.fq.gz kept_R2.fq.gz
+  {
+    echo
+    echo "## SPAdes --isolate, $THREADS threads, on the same reads"
+    echo
+    echo "| input | reads (share) | N50 (contigs >= 500 bp) | contigs | total bp | genome fraction | assembler wall | CPU | peak memory |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    row spades_raw "raw" "$raw_reads"
+    row spades_kept "kmerbloom filter" "$kept_reads"
+  } | tee -a results.md
+  ASSEMBLER=$minia_assembler
+fi
+
 # ---- side by side with khmer, same interleaved input -------------------------------
 if [ -z "${SKIP_KHMER:-}" ]; then
   if [ ! -s inter.fq.gz ]; then
@@ -149,8 +194,8 @@ if [ -z "${SKIP_KHMER:-}" ]; then
   khmer_norm=normalize-by-median.py
   command -v "$khmer_norm" > /dev/null || khmer_norm=/usr/lib/khmer/bin/normalize-by-median.py  # Debian's place
   # khmer's default table is too small here (it aborts at an
-  # estimated false-positive rate of 0.998); give it the memory our sketch took.
-  khmer_mem=${KHMER_MEM:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sketch"]["bytes"])' kb_pairs.json)}
+  # estimated false-positive rate of 0.998); give it 1 GB, as BBNorm's -Xmx1g.
+  khmer_mem=${KHMER_MEM:-1000000000}
   measure khmer_inter "$khmer_norm" -k "$K" -C "$C" -p -M "$khmer_mem" -o khmer_inter.fq inter.fq.gz
   khmer_fp=$(awk '/fp rate estimated/ { print $NF }' khmer_inter.log)
   assemble asm_khmer khmer_inter.fq

@@ -61,17 +61,34 @@ nlohmann::json stats_json(const FilterArgs& a, const ReadFilterResult& r, const 
   j["trimmed"] = {{"reads", r.trimmed_reads}, {"bases_removed", r.trimmed_bases}};
   if (r.sketch.used) {
     const auto& s = r.sketch;
-    j["sketch"] = {{"kind", "count-min, conservative update, 4 rows of 16 8-bit counters per 64-byte block"},
+    const GatedSketchPlan& p = s.plan;
+    j["sketch"] = {{"kind", "Bloom filter gate (first sightings) before a count-min sketch (conservative update, "
+                            "4 rows of 16 8-bit counters per 64-byte block)"},
                    {"bytes", s.bytes},
                    {"blocks", s.blocks},
                    {"counters", s.blocks * CountMinSketch::kBlockBytes},
                    {"counter_bits", CountMinSketch::kCounterBits},
                    {"rows", CountMinSketch::kRows},
                    {"sizing", s.sizing},
-                   {"design_keys", s.design_keys},
-                   {"estimated_input_bases", s.estimated_input_bases},
+                   {"source", s.source},
+                   {"estimated_distinct_kmers_in_input", s.estimated_distinct},
+                   {"estimated_singletons_in_input", s.estimated_singletons},
+                   {"kept_share", s.demand.kept_share},
+                   {"design_repeated_kmers", p.repeated_keys},
+                   {"design_once_kmers", p.once_keys},
+                   {"design_keys", p.sketch_keys},
                    {"capped_by_max_memory", s.capped},
                    {"design_collision_rate", s.design_collision_rate},
+                   {"gate", {{"bytes", p.gate_bytes()},
+                             {"blocks", p.gate.blocks},
+                             {"hashes", p.gate.hashes},
+                             {"design_keys", p.gate_keys},
+                             {"design_fpr", p.gate_fpr},
+                             {"estimated_fpr", s.gate_estimated_fpr},
+                             {"estimated_keys", std::isfinite(s.gate_estimated_keys)
+                                                    ? nlohmann::json(s.gate_estimated_keys)
+                                                    : nlohmann::json(nullptr)}}},
+                   {"sketch_bytes", p.sketch_bytes()},
                    {"nonzero_counters", s.fill.nonzero},
                    {"nonzero_fraction", s.blocks ? double(s.fill.nonzero) / double(s.blocks * 64) : 0.0},
                    {"saturated_counters", s.fill.saturated},
@@ -166,9 +183,9 @@ Action setup_filter(CLI::App& sub) {
   sub.add_option("--solid", a->opt.solid_path,
                  "Solid k-mers from `kmerbloom count` (TSV, FASTA or KFF, .gz too; KMC's -okff too) instead of a first pass");
   sub.add_option("--expected", a->opt.expected_kmers,
-                 "Distinct k-mers the abundance sketch should hold (default: input bases / 16)");
+                 "K-mers expected to be counted twice or more; sizes the abundance sketch (default: estimated)");
   sub.add_option("-M,--max-memory", a->max_memory,
-                 "Upper bound on the abundance sketch: 500M, 4G (K, M, G, T: binary units; plain bytes)")
+                 "Upper bound on the abundance sketch and its gate together: 500M, 4G (K, M, G, T: binary units; plain bytes)")
       ->default_str("1G");
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();

@@ -3,7 +3,8 @@
 // Keeps the reads worth giving to a de novo assembler, in input order:
 // digital normalization (default: a read is kept while the median abundance
 // of its k-mers among the reads kept so far is below target_coverage, the
-// abundances in a CountMinSketch, one pass), weak k-mer handling (weak = drop
+// abundances in a GatedSketch: a Bloom filter gate keeps
+// the k-mers seen once out of a count-min sketch; one pass), weak k-mer handling (weak = drop
 // or trim: reads with a k-mer seen fewer than min_count times in the whole
 // input are dropped or cut before it; the counts from a first pass of
 // count_kmers or from a `kmerbloom count` file), and reads without a k-mer
@@ -40,7 +41,9 @@
 #include <vector>
 
 #include "kmerbloom/io/reader.hpp"
+#include "kmerbloom/kmer/cardinality.hpp"
 #include "kmerbloom/normalize/count_min_sketch.hpp"
+#include "kmerbloom/normalize/gated_sketch.hpp"
 
 namespace kmerbloom {
 
@@ -57,25 +60,54 @@ struct ReadFilterOptions {
   WeakMode weak = WeakMode::none;
   uint32_t min_count = 2;           // weak k-mers occur fewer times than this; >= 2
   std::string solid_path;           // `kmerbloom count` output (TSV, FASTA or KFF, .gz too) instead of a first pass
-  uint64_t expected_kmers = 0;      // distinct k-mers the sketch should hold; 0 = from the input size
-  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on the sketch
+  uint64_t expected_kmers = 0;      // k-mers expected to be counted at least twice; 0 = estimated (sizing below)
+  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on gate + sketch
   unsigned threads = 1;             // worker threads (a reader, a decider and a writer thread come on top)
-  uint64_t batch_bases = 1u << 19;  // bases per batch (both mates together); 2 * threads + 4 batches in flight
+  uint64_t batch_bases = 1u << 16;  // bases per batch (both mates together); 2 * threads + 4 batches in flight
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
   bool paired() const { return paired_files || interleaved; }
 };
 
-// How the sketch was sized (the documented rule, see sketch_keys_for_input):
-// keys = expected_kmers if given, else estimated input bases / 16; blocks
-// for those keys at the design load; bytes capped by max_memory, at least
-// 1 MiB. Input bases: each file's size times its bases per file byte
-// measured on its first 16 Mbp (whole small files are read, so exact); a
-// stream (stdin, a pipe) counts as 2^28 bases.
-inline constexpr uint64_t kBasesPerSketchKey = 16;
-inline constexpr uint64_t kStreamBasesAssumed = uint64_t{1} << 28;
+// How the gate and the sketch are sized (the rule plan_gated_sketch applies,
+// gated_sketch.hpp, to two numbers):
+//  - files: a sampled estimate of the input's k-mer spectrum (what
+//    `kmerbloom estimate` does, 2^18 sampled keys a worker, rows up to 255)
+//    gives them through sketch_demand(): the k-mers counted at least twice
+//    are at most the input's F0 - f1; the k-mers counted once are the input's
+//    singletons in the share of reads normalization keeps;
+//  - expected_kmers = N: N k-mers counted at least twice, 2N once;
+//  - a stream (stdin, a pipe), which cannot be read twice: kStreamRepeatedKeys
+//    and kStreamOnceKeys (about a 5 Mbp genome at 100x).
+// Gate and sketch take at least kMinSketchBytes each (small inputs see next
+// to no collisions, whether read from a file or a stream); together they
+// never exceed max_memory (itself at least kMinSketchBytes).
+inline constexpr uint64_t kStreamRepeatedKeys = uint64_t{1} << 23;
+inline constexpr uint64_t kStreamOnceKeys = uint64_t{1} << 24;
 inline constexpr uint64_t kMinSketchBytes = uint64_t{1} << 20;
+inline constexpr unsigned kSizingRows = 255;
+
+// What the sketch must hold, from a spectrum estimate (rows up to at least the
+// target coverage C). With f_c the k-mers seen c times, F0 distinct, and m =
+// 1 + 3 standard errors of the estimate (1 when exact):
+//   kept_share = sum_{c >= 2} f_c min(c, C) / sum_{c >= 2} c f_c
+//                (the share of k-mer occurrences normalization keeps: a k-mer
+//                keeps about C of its occurrences; rows above the last one
+//                keep C each);
+//   repeated   = (F0 - f1) m
+//   once       = f1 min(1, kKeptShareMargin kept_share) m
+// Singletons are mostly sequencing errors, and the kept reads carry more than
+// their share of them: a read with an error has new k-mers, so its median
+// is lower and it is kept more often. kKeptShareMargin covers that: on the
+// E. coli 100x pairs the kept reads hold 1.52 times kept_share of the
+// input's singletons.
+inline constexpr double kKeptShareMargin = 1.6;
+struct SketchDemand {
+  uint64_t repeated = 0, once = 0;
+  double kept_share = 1;
+};
+SketchDemand sketch_demand(const KmerSpectrumEstimate& estimate, unsigned target_coverage) noexcept;
 
 struct ReadTally {
   uint64_t reads = 0;
@@ -104,13 +136,19 @@ struct ReadFilterResult {
 
   struct Sketch {
     bool used = false;
-    uint64_t bytes = 0, blocks = 0;
-    uint64_t design_keys = 0;            // keys the sizing rule asked for (before the memory cap)
-    uint64_t estimated_input_bases = 0;  // 0 when expected_kmers was given
-    bool capped = false;                 // max_memory made it smaller than the rule
+    std::string source;                  // "estimate", "--expected" or "stream default"
+    double estimated_distinct = 0;       // the estimate's F0 and f1 (source "estimate")
+    double estimated_singletons = 0;
+    SketchDemand demand;                 // what the plan was made for
+    GatedSketchPlan plan;                // shapes and model rates (gated_sketch.hpp)
+    uint64_t bytes = 0;                  // gate + sketch
+    uint64_t blocks = 0;                 // sketch blocks
+    bool capped = false;                 // max_memory made them smaller than the rule
     std::string sizing;                  // the rule and its numbers, in words
-    double design_collision_rate = 0;    // model rate at the design keys
-    CountMinSketch::Fill fill;           // at the end
+    double design_collision_rate = 0;    // model sketch collision rate at the design keys
+    CountMinSketch::Fill fill;           // the sketch at the end
+    double gate_estimated_fpr = 0;       // the gate at the end: rate from its fill
+    double gate_estimated_keys = 0;      //   and distinct k-mers it holds
   } sketch;
 
   struct Solid {
@@ -143,12 +181,5 @@ ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilter
 
 // Name of a read up to its first space or tab, without a trailing "/1" or "/2".
 std::string_view mate_base_name(std::string_view name) noexcept;
-
-// Estimated bases of one input (see the sizing rule above); 0 for a stream.
-// Reads up to 16 Mbp of it. Throws InputError like SequenceReader.
-uint64_t estimate_input_bases(const std::string& path);
-
-// The sizing rule: keys for the sketch from options and estimated bases.
-uint64_t sketch_keys_for_input(const ReadFilterOptions& options, uint64_t input_bases) noexcept;
 
 }  // namespace kmerbloom

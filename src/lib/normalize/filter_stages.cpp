@@ -95,7 +95,7 @@ uint32_t kmer_end(std::string_view seq, unsigned k, size_t j) {
 template <class W>
 class Stages {
  public:
-  Stages(const ReadFilterOptions& o, CountMinSketch* sketch, const CountTable<W>* solid, const ReadFilterSink& sink,
+  Stages(const ReadFilterOptions& o, GatedSketch* sketch, const CountTable<W>* solid, const ReadFilterSink& sink,
          ReadFilterResult& r)
       : o_(o), sketch_(sketch), solid_(solid), sink_(sink), r_(r), shape_(o.k, true),
         mates_(o.paired() ? 2 : 1), split_(o.paired_files || (o.interleaved && o.split_mates)) {}
@@ -414,7 +414,7 @@ class Stages {
   }
 
   const ReadFilterOptions& o_;
-  CountMinSketch* sketch_;
+  GatedSketch* sketch_;
   const CountTable<W>* solid_;
   const ReadFilterSink& sink_;
   ReadFilterResult& r_;  // fields written by one stage each: reader (format), decider (tallies), writer, workers (times, locked)
@@ -433,14 +433,14 @@ class Stages {
 }  // namespace
 
 template <class W>
-void run_filter_stages(const ReadFilterOptions& options, CountMinSketch* sketch, const CountTable<W>* solid,
+void run_filter_stages(const ReadFilterOptions& options, GatedSketch* sketch, const CountTable<W>* solid,
                        const ReadFilterSink& sink, ReadFilterResult& r) {
   Stages<W>(options, sketch, solid, sink, r).run();
 }
 
-template void run_filter_stages<uint64_t>(const ReadFilterOptions&, CountMinSketch*, const CountTable<uint64_t>*,
+template void run_filter_stages<uint64_t>(const ReadFilterOptions&, GatedSketch*, const CountTable<uint64_t>*,
                                           const ReadFilterSink&, ReadFilterResult&);
-template void run_filter_stages<u128>(const ReadFilterOptions&, CountMinSketch*, const CountTable<u128>*,
+template void run_filter_stages<u128>(const ReadFilterOptions&, GatedSketch*, const CountTable<u128>*,
                                       const ReadFilterSink&, ReadFilterResult&);
 
 }  // namespace kmerbloom::detail

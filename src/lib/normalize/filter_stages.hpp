@@ -16,7 +16,7 @@
 #include <string>
 
 #include "kmerbloom/count/count_table.hpp"
-#include "kmerbloom/normalize/count_min_sketch.hpp"
+#include "kmerbloom/normalize/gated_sketch.hpp"
 #include "kmerbloom/normalize/read_filter.hpp"
 
 namespace kmerbloom::detail {
@@ -30,12 +30,12 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 // is null when options.weak is none. Adds what it saw to r. Throws
 // InputError, whatever the sink threw, or std::bad_alloc.
 template <class W>
-void run_filter_stages(const ReadFilterOptions& options, CountMinSketch* sketch, const CountTable<W>* solid,
+void run_filter_stages(const ReadFilterOptions& options, GatedSketch* sketch, const CountTable<W>* solid,
                        const ReadFilterSink& sink, ReadFilterResult& r);
 
-extern template void run_filter_stages<uint64_t>(const ReadFilterOptions&, CountMinSketch*, const CountTable<uint64_t>*,
+extern template void run_filter_stages<uint64_t>(const ReadFilterOptions&, GatedSketch*, const CountTable<uint64_t>*,
                                                  const ReadFilterSink&, ReadFilterResult&);
-extern template void run_filter_stages<u128>(const ReadFilterOptions&, CountMinSketch*, const CountTable<u128>*,
+extern template void run_filter_stages<u128>(const ReadFilterOptions&, GatedSketch*, const CountTable<u128>*,
                                              const ReadFilterSink&, ReadFilterResult&);
 
 }  // namespace kmerbloom::detail

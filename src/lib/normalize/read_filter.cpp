@@ -20,8 +20,6 @@
 namespace kmerbloom {
 namespace {
 
-constexpr uint64_t kSampleBases = uint64_t{16} << 20;
-
 using detail::seconds_since;
 
 // stdin, a pipe, a device: what cannot be read twice. A missing file or a
@@ -93,44 +91,65 @@ std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const Rea
   return table;
 }
 
-std::unique_ptr<CountMinSketch> make_sketch(const ReadFilterOptions& o, const ReadFilterHooks& hooks, ReadFilterResult& r) {
+// The two numbers the plan needs (see the sizing rule in read_filter.hpp).
+void sketch_sizing_input(const ReadFilterOptions& o, const ReadFilterHooks& hooks, ReadFilterResult& r) {
+  ReadFilterResult::Sketch& s = r.sketch;
+  const bool stream = std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& p) { return is_stream(p); });
+  if (o.expected_kmers) {
+    s.source = "--expected";
+    s.demand.repeated = o.expected_kmers;
+    s.demand.once = 2 * o.expected_kmers;
+  } else if (stream) {
+    s.source = "stream default";
+    s.demand.repeated = kStreamRepeatedKeys;
+    s.demand.once = kStreamOnceKeys;
+    if (hooks.info)
+      hooks.info("a stream cannot be read twice: sketch sized for " + std::to_string(kStreamRepeatedKeys) +
+                 " k-mers seen twice or more; --expected or --max-memory size it");
+  } else {
+    s.source = "estimate";
+    const auto t0 = std::chrono::steady_clock::now();
+    EstimateOptions eo;
+    eo.inputs = o.inputs;
+    eo.k = o.k;
+    eo.canonical = true;
+    eo.threads = o.threads;
+    eo.sample_log2 = 18;  // F0 within about 0.2% (one standard error), as count's sizing pass
+    eo.max_row = kSizingRows;
+    eo.batch_bases = o.batch_bases;
+    const EstimateResult est = estimate_kmers(eo);
+    r.pass_seconds.push_back(seconds_since(t0));
+    s.estimated_distinct = est.spectrum.distinct;
+    s.estimated_singletons = est.spectrum.f.size() > 1 ? est.spectrum.f[1] : 0;
+    s.demand = sketch_demand(est.spectrum, o.target_coverage);
+  }
+}
+
+std::unique_ptr<GatedSketch> make_sketch(const ReadFilterOptions& o, const ReadFilterHooks& hooks, ReadFilterResult& r) {
   ReadFilterResult::Sketch& s = r.sketch;
   s.used = true;
-  uint64_t bases = 0;
-  if (!o.expected_kmers) {
-    for (const auto& p : o.inputs) {
-      const uint64_t b = estimate_input_bases(p);
-      bases += b ? b : kStreamBasesAssumed;
-      if (!b && hooks.info)
-        hooks.info("input size of " + display_name(p) + " unknown (a stream): sketch sized for " +
-                   std::to_string(kStreamBasesAssumed) + " bases; --expected or --max-memory size it");
-    }
-    s.estimated_input_bases = bases;
-  }
-  s.design_keys = sketch_keys_for_input(o, bases);
-  const uint64_t want = CountMinSketch::blocks_for_keys(s.design_keys);
-  const uint64_t lo = kMinSketchBytes / CountMinSketch::kBlockBytes;
-  const uint64_t hi = std::min(o.max_memory / CountMinSketch::kBlockBytes, CountMinSketch::kMaxBlocks);
-  const uint64_t blocks = std::clamp(want, lo, std::max(lo, hi));
-  s.capped = blocks < want;
-  auto sketch = std::make_unique<CountMinSketch>(blocks);
-  s.blocks = blocks;
+  sketch_sizing_input(o, hooks, r);
+  s.plan = plan_gated_sketch(s.demand.repeated, s.demand.once, o.max_memory, kMinSketchBytes);
+  const GatedSketchPlan& p = s.plan;
+  auto sketch = std::make_unique<GatedSketch>(p);
   s.bytes = sketch->bytes();
-  s.design_collision_rate = CountMinSketch::expected_collision_rate(s.design_keys, blocks);
-  s.sizing = (o.expected_kmers ? "--expected " + std::to_string(o.expected_kmers) + " keys"
-                               : std::to_string(bases) + " input bases (estimated) / " +
-                                     std::to_string(kBasesPerSketchKey) + " = " + std::to_string(s.design_keys) +
-                                     " keys") +
-             " at " + std::to_string(static_cast<int>(CountMinSketch::kKeysPerBlock)) + " keys per 64-byte block" +
-             (s.capped ? ", capped by --max-memory" : "") + ": " + std::to_string(blocks) + " blocks, " +
-             format_bytes(static_cast<double>(s.bytes));
+  s.blocks = p.sketch_blocks;
+  s.capped = p.capped;
+  s.design_collision_rate = p.collision_rate;
+  s.sizing = s.source + ": " + std::to_string(p.repeated_keys) + " k-mers counted twice or more, " +
+             std::to_string(p.once_keys) + " once (kept share " + std::to_string(s.demand.kept_share) +
+             "); gate for " + std::to_string(p.gate_keys) + " keys at " + std::to_string(kGateFpr) + ": " +
+             format_bytes(static_cast<double>(p.gate_bytes())) + ", " + std::to_string(p.gate.hashes) + " hashes; sketch for " +
+             std::to_string(p.sketch_keys) + " keys at " +
+             std::to_string(static_cast<int>(CountMinSketch::kKeysPerBlock)) + " keys per 64-byte block: " +
+             std::to_string(p.sketch_blocks) + " blocks, " + format_bytes(static_cast<double>(p.sketch_bytes())) +
+             (p.capped ? "; both capped by --max-memory" : "");
   if (hooks.log)
-    hooks.log("sketch: " + s.sizing + "; model collision rate at that load " +
-              std::to_string(s.design_collision_rate));
-  if (s.capped && hooks.info)
-    hooks.info("sketch capped at " + format_bytes(static_cast<double>(s.bytes)) + " by --max-memory (the rule asked for " +
-               format_bytes(static_cast<double>(want * CountMinSketch::kBlockBytes)) + "); expected collision rate " +
-               std::to_string(s.design_collision_rate));
+    hooks.log("sketch: " + s.sizing + "; model gate rate " + std::to_string(p.gate_fpr) + ", collision rate " +
+              std::to_string(p.collision_rate));
+  if (p.capped && hooks.info)
+    hooks.info("abundance sketch capped at " + format_bytes(static_cast<double>(s.bytes)) + " by --max-memory; expected gate rate " +
+               std::to_string(p.gate_fpr) + ", collision rate " + std::to_string(p.collision_rate));
   return sketch;
 }
 
@@ -139,15 +158,18 @@ ReadFilterResult run_filter(const ReadFilterOptions& o, const ReadFilterSink& si
   ReadFilterResult r;
   std::unique_ptr<CountTable<W>> solid;
   if (o.weak != WeakMode::none) solid = solid_kmers<W>(o, hooks, r);
-  std::unique_ptr<CountMinSketch> sketch;
+  std::unique_ptr<GatedSketch> sketch;
   if (o.normalize) sketch = make_sketch(o, hooks, r);
   const auto t0 = std::chrono::steady_clock::now();
   detail::run_filter_stages<W>(o, sketch.get(), solid.get(), sink, r);
   r.pass_seconds.push_back(seconds_since(t0));
   if (sketch) {
-    r.sketch.fill = sketch->fill();
-    if (r.sketch.fill.collision_rate > 0.05 && hooks.info)
+    r.sketch.fill = sketch->sketch().fill();
+    r.sketch.gate_estimated_fpr = sketch->gate().estimated_fpr();
+    r.sketch.gate_estimated_keys = sketch->gate().estimated_keys();
+    if ((r.sketch.fill.collision_rate > 0.05 || r.sketch.gate_estimated_fpr > 2 * kGateFpr) && hooks.info)
       hooks.info("the abundance sketch is crowded (collision rate " + std::to_string(r.sketch.fill.collision_rate) +
+                 ", gate rate " + std::to_string(r.sketch.gate_estimated_fpr) +
                  "): counts run high and a few reads may be dropped too early; raise --max-memory or --expected");
   }
   return r;
@@ -189,28 +211,24 @@ std::string_view mate_base_name(std::string_view name) noexcept {
   return name;
 }
 
-uint64_t estimate_input_bases(const std::string& path) {
-  if (is_stream(path)) return 0;  // reading it here would consume it
-  SequenceReader rd(path);
-  if (rd.raw_size() == 0) return 0;
-  RecordBatch b;
-  uint64_t bases = 0;
-  bool finished = false;
-  while (bases < kSampleBases) {
-    if (!rd.next_batch(b, uint64_t{1} << 20)) {
-      finished = true;
-      break;
-    }
-    bases += b.bases;
+SketchDemand sketch_demand(const KmerSpectrumEstimate& e, unsigned target_coverage) noexcept {
+  SketchDemand d;
+  const double f1 = e.f.size() > 1 ? e.f[1] : 0;
+  const double c_max = target_coverage;
+  double occurrences = 0, kept = 0, listed = f1;  // listed: occurrences in rows 1..max_row
+  for (size_t c = 2; c < e.f.size(); ++c) {
+    occurrences += static_cast<double>(c) * e.f[c];
+    kept += std::min(static_cast<double>(c), c_max) * e.f[c];
   }
-  if (finished || rd.raw_bytes_read() == 0) return bases;
-  const double per_byte = static_cast<double>(bases) / static_cast<double>(rd.raw_bytes_read());
-  return static_cast<uint64_t>(std::llround(per_byte * static_cast<double>(rd.raw_size())));
-}
-
-uint64_t sketch_keys_for_input(const ReadFilterOptions& options, uint64_t input_bases) noexcept {
-  if (options.expected_kmers) return options.expected_kmers;
-  return input_bases / kBasesPerSketchKey;
+  listed += occurrences;
+  const double rest = std::max(0.0, static_cast<double>(e.kmers_total) - listed);
+  occurrences += rest;
+  kept += std::min(rest, c_max * e.above_max_row);
+  d.kept_share = occurrences > 0 ? std::min(1.0, kept / occurrences) : 1.0;
+  const double margin = e.exact ? 1.0 : 1.0 + 3 * e.relative_std_error;
+  d.repeated = static_cast<uint64_t>(std::llround(std::max(0.0, e.distinct - f1) * margin));
+  d.once = static_cast<uint64_t>(std::llround(std::min(1.0, kKeptShareMargin * d.kept_share) * f1 * margin));
+  return d;
 }
 
 ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilterSink& sink, const ReadFilterHooks& hooks) {
