@@ -204,6 +204,18 @@ class Engine {
     work(0);
     for (auto& t : threads) t.join();
     if (error) std::rethrow_exception(error);
+    log_growth();
+  }
+
+  // -v: the chains that grew, by layer (their first layers were sized too small).
+  void log_growth() const {
+    for (size_t layer = 2;; ++layer) {
+      uint32_t grown = 0;
+      for (const PartitionOutcome& po : outcomes_) grown += po.layers >= layer;
+      if (grown == 0) return;
+      log("Bloom gate: layer " + std::to_string(layer) + " added in " + std::to_string(grown) + " of " +
+          std::to_string(plan_.partitions) + " partitions");
+    }
   }
 
   void count_one(PartitionStore& store, PartitionCounter<W>& counter, uint32_t p, LoadedPartition& part,

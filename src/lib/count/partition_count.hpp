@@ -36,6 +36,7 @@ struct PartitionOutcome {
   uint64_t distinct = 0;  // exact when not one pass
   double f0 = 0;          // one pass: distinct k-mers estimated from the filter's fill
   double leaked = 0;      // one pass: expected singletons leaked
+  size_t layers = 0;      // of the filter
   uint64_t table_keys = 0;
   uint64_t bloom_capacity = 0;  // the first layer's
 };
@@ -49,6 +50,46 @@ struct ThreadTotals {
   uint64_t keys_inserted = 0, gate_rejected = 0;
   std::vector<BloomReport::Layer> layers;  // summed; estimated_fpr summed, divided later
   std::vector<uint64_t> with_layer;        // partitions with layer i
+};
+
+// The model false-positive rate a new key meets in a chain now: the full
+// earlier layers, and the newest at its current number of keys, tabulated
+// per layer (kSteps points per capacity, to 1.5x) and interpolated.
+class ChainRate {
+ public:
+  void reset() {
+    tables_.clear();
+    pass_before_ = 1;
+  }
+  double operator()(const ScalableBloom& b) {
+    if (tables_.size() != b.layers()) extend(b);
+    const BloomLayerInfo li = b.layer_info(b.layers() - 1, false);
+    const std::vector<double>& t = tables_.back();
+    const double x = static_cast<double>(li.keys) / static_cast<double>(li.capacity) * kSteps;
+    const auto at = std::min(static_cast<size_t>(x), t.size() - 2);
+    const double own = t[at] + (t[at + 1] - t[at]) * std::min(1.0, x - static_cast<double>(at));
+    return 1 - pass_before_ * (1 - own);
+  }
+
+ private:
+  static constexpr unsigned kSteps = 16;
+  void extend(const ScalableBloom& b) {
+    while (tables_.size() < b.layers()) {
+      const size_t i = tables_.size();
+      if (i > 0) {  // layer i - 1 is full now
+        const BlockedBloom& f = b.layer(i - 1);
+        pass_before_ *= 1 - BlockedBloom::expected_fpr(b.layer_info(i - 1, false).keys, f.blocks(), f.hashes());
+      }
+      const BlockedBloom& f = b.layer(i);
+      const uint64_t capacity = b.layer_info(i, false).capacity;
+      std::vector<double> t;
+      for (unsigned s = 0; s <= kSteps * 3 / 2; ++s)
+        t.push_back(BlockedBloom::expected_fpr(capacity * s / kSteps, f.blocks(), f.hashes()));
+      tables_.push_back(std::move(t));
+    }
+  }
+  std::vector<std::vector<double>> tables_;
+  double pass_before_ = 1;
 };
 
 template <class W>
@@ -78,7 +119,7 @@ class PartitionCounter {
       out.kmers = gate(part, bloom);
       if (plan_.one_pass) {
         out.f0 = bloom.estimated_keys();
-        out.leaked = bloom.expected_false_positives();
+        out.leaked = expected_leaks();
       } else {
         table_.zero_counts();
         uint64_t absent = 0;
@@ -91,6 +132,7 @@ class PartitionCounter {
         out.distinct += absent;
       }
       report_bloom(bloom);
+      out.layers = bloom.layers();
     }
     out.table_keys = table_.size();
     t_.table_capacity += table_.capacity();
@@ -129,6 +171,8 @@ class PartitionCounter {
   uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
     const bool counting = plan_.one_pass;
     uint64_t rejected = 0;
+    fresh_.clear();
+    rate_.reset();
     const uint64_t n = each_kmer(part, [&](W km, uint64_t h) {
       const uint64_t slot = table_.find(km, h);
       if (slot != PartitionTable<W>::kNone) {
@@ -137,11 +181,25 @@ class PartitionCounter {
         const uint64_t s = table_.insert(km, h);
         if (counting) table_.add_count(s);
       } else {
+        const double r = counting ? rate_(bloom) : 0;  // the rate it met: r before its insertion
         ++rejected;
+        if (counting) fresh_.emplace_back(km, static_cast<float>(r));
       }
     });
     t_.gate_rejected += rejected;
     return n;
+  }
+
+  // One pass: a singleton leaks when its only sighting meets a false
+  // positive. The singletons the filter took in are the fresh keys that never
+  // reached the table; each stands for 1 / (1 - r) singletons met at its rate
+  // r, of which r / (1 - r) leaked (the estimate is the same for any thread
+  // count: the partition is read in input order).
+  double expected_leaks() const {
+    double sum = 0;
+    for (const auto& [km, r] : fresh_)
+      if (table_.find(km, hash_kmer(km)) == PartitionTable<W>::kNone) sum += r / (1 - r);
+    return sum;
   }
 
   void report_bloom(const ScalableBloom& bloom) {
@@ -185,6 +243,8 @@ class PartitionCounter {
   ThreadTotals& t_;
   KmerShape<W> shape_;
   PartitionTable<W> table_;
+  ChainRate rate_;
+  std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
 };
 
 }  // namespace kmerbloom::detail
