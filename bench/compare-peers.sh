@@ -25,28 +25,13 @@ THREADS=${THREADS:-2}
 K=${K:-31}
 KMC_MEM_GB=${KMC_MEM_GB:-4}
 
-case "$DATASET" in
-  ecoli_100x) INPUTS=("$DATA/ecoli_100x_R1.fq.gz" "$DATA/ecoli_100x_R2.fq.gz") ;;
-  ecoli_30x) INPUTS=("$DATA/ecoli_30x.fq.gz") ;;
-  ecoli_small) INPUTS=("$DATA/ecoli_small.fq.gz") ;;
-  *) echo "unknown dataset $DATASET" >&2; exit 2 ;;
-esac
-for f in "${INPUTS[@]}"; do [ -s "$f" ] || { echo "missing $f: run ../shared/bench/make-data.sh" >&2; exit 1; }; done
+. "$HERE/measure.sh"
+dataset_inputs "$DATASET"
 for t in kmc kmc_tools jellyfish /usr/bin/time "$KB"; do command -v "$t" >/dev/null || { echo "missing $t" >&2; exit 1; }; done
 rm -rf "$OUT"; mkdir -p "$OUT/tmp"
 log() { printf '[compare %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-# measure NAME CMD...: runs CMD under /usr/bin/time -v; appends NAME wall cpu rss_mb to $OUT/times.tsv
 printf 'tool\twall_s\tcpu_s\tpeak_rss_mb\n' > "$OUT/times.tsv"
-measure() {
-  local name=$1; shift
-  log "$name: $*"
-  /usr/bin/time -v -o "$OUT/$name.time" "$@" > "$OUT/$name.log" 2>&1 || { tail "$OUT/$name.log" >&2; exit 1; }
-  awk -F': ' -v n="$name" '
-    /Elapsed \(wall clock\)/ { k = split($2, p, ":"); w = 0; for (i = 1; i <= k; i++) w = w * 60 + p[i] }
-    /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident/ { r = $2 / 1024 }
-    END { printf "%s\t%.2f\t%.2f\t%.0f\n", n, w, u + s, r }' "$OUT/$name.time" >> "$OUT/times.tsv"
-}
 
 printf '%s\n' "${INPUTS[@]}" > "$OUT/list"
 measure kmc kmc -k"$K" -ci2 -cs4294967295 -t"$THREADS" -m"$KMC_MEM_GB" -fq @"$OUT/list" "$OUT/kmc" "$OUT/tmp"

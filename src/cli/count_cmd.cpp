@@ -122,7 +122,7 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const Spectr
       layers.push_back({{"capacity", l.capacity}, {"bits", l.bits}, {"hashes", l.hashes}, {"keys", l.keys},
                         {"bits_set", l.bits_set}, {"fill", l.bits ? double(l.bits_set) / double(l.bits) : 0.0},
                         {"target_fpr", l.target_fpr}, {"estimated_fpr", l.estimated_fpr}});
-    j["bloom"] = {{"mode", b.one_pass ? "one-pass" : "exact (two passes)"},
+    j["bloom"] = {{"mode", b.one_pass ? "one-pass" : "exact (recount)"},
                   {"target_fpr", b.target_fpr},
                   {"estimated_fpr", b.estimated_fpr},
                   {"bytes", b.bytes},
@@ -131,7 +131,19 @@ nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const Spectr
                   {"kmers_rejected_by_gate", b.gate_rejected},
                   {"expected_leaked_singletons", b.expected_leaked}};
   }
-  j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}};
+  const PartitionReport& p = r.partitions;
+  j["partitions"] = {{"count", p.count},
+                     {"minimizer_length", p.minimizer},
+                     {"mean_kmers", p.mean_kmers},
+                     {"most_loaded", {{"index", p.max_index},
+                                      {"kmers", p.max_kmers},
+                                      {"table_keys", p.max_table_keys},
+                                      {"bloom_capacity", p.max_bloom_capacity}}}};
+  j["temporary"] = {{"dir", r.spool.dir},
+                    {"memory_budget_bytes", r.spool.memory_budget},
+                    {"memory_peak_bytes", r.spool.memory_peak},
+                    {"disk_bytes_written", r.spool.disk_bytes}};
+  j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}, {"spool", r.spool.memory_peak}};
   j["warnings"] = run_warnings(a, r);
   add_run_costs(j, clock);
   return j;
@@ -295,15 +307,14 @@ Action setup_count(CLI::App& sub) {
   sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   sub.add_flag("--one-pass", a->opt.one_pass,
-               "Read the input once: counts stay exact for k-mers the gate let through, a few singletons leak "
-               "(always the case on stdin)");
+               "No recount: counts stay exact for k-mers the gate let through, a few singletons leak");
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
-                 "Bloom filter target false-positive rate, compound over its layers (default: chosen per run; exact "
-                 "mode takes the rate that needs the least memory, -v shows it; one pass: 0.001)");
+                 "Bloom filters' target false-positive rate (default 0.03, or 0.001 in one-pass mode)");
   sub.add_option("-M,--max-memory", a->max_memory,
-                 "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): the filter, table and buffers are "
-                 "planned to fit, or the run stops before counting (exit 5); default: no budget");
+                 "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): buffers are planned to fit it, the "
+                 "partitions' data beyond it goes to temporary files; too small for the buffers is exit 5");
+  sub.add_option("--tmp-dir", a->opt.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
   sub.add_option("--bloom-growth", a->opt.bloom_growth,

@@ -1,17 +1,23 @@
 // kmerbloom count: the engine behind the subcommand, callable without argv.
 //
-// Three ways to count, one pipeline (reader thread -> worker threads):
-//  - gate none: every k-mer goes into the exact table (used when
-//    min_count == 1, or on request).
-//  - Bloom gate, exact (default on files): pass 1 puts the first sighting of a
-//    k-mer into a scalable Bloom filter and only k-mers the filter has seen
-//    into the table; pass 2 re-reads the input and recounts exactly the keys
-//    in the table. Solid k-mers and their counts are exact: a Bloom false
-//    positive only costs one table entry, dropped by the recount.
-//  - Bloom gate, one pass (--one-pass, and the only choice on stdin): counts
-//    are table count + 1, the sighting the gate held back; a singleton that
-//    hit a false positive leaks through with count 2 (the expected number is
-//    reported).
+// The input is read once: each read is cut into super-k-mers (runs of
+// k-mers sharing a minimizer, kmer/minimizer.hpp), which go 2-bit packed into
+// one of P minimizer partitions, held in memory within a budget and spooled
+// to a temporary file beyond it (count/spool.hpp). Each partition is then
+// counted on its own, its filter and table in a core's cache, and the
+// partitions' sorted solid k-mers are merged into the sorted output.
+// docs/partitioned-counting.md gives the design. Three ways to count a
+// partition:
+//  - gate none: every k-mer goes into the exact table (min_count == 1, or on
+//    request).
+//  - Bloom gate, exact (default): pass 1 puts the first sighting of a k-mer
+//    into the partition's scalable Bloom filter and only k-mers the filter
+//    has seen into its table; pass 2 recounts exactly the table's keys from
+//    the partition's super-k-mers (the input is not read again). Counts and
+//    the whole histogram are exact.
+//  - Bloom gate, one pass (--one-pass): counts are table count + 1, the
+//    sighting the gate held back; a singleton that hit a false positive
+//    leaks through with count 2 (the expected number is reported).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +60,9 @@ struct CountOptions {
   uint32_t partition = 0;
   uint32_t partitions = 1;
   uint64_t max_memory = 0;  // bytes; 0 = no budget
+  std::string tmp_dir = {};  // temporary files; empty: $TMPDIR, else /tmp
+  // Testing: temporary files count as a full disk past this many bytes.
+  uint64_t tmp_disk_limit = ~uint64_t{0};
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
@@ -95,6 +104,25 @@ struct SizingReport {
   std::string source;           // "estimate", "--expected" or "default"
 };
 
+// The minimizer partitions.
+struct PartitionReport {
+  uint32_t count = 0;           // partitions
+  unsigned minimizer = 0;       // minimizer length
+  double mean_kmers = 0;        // k-mer occurrences per partition
+  uint64_t max_kmers = 0;       // in the most loaded partition
+  uint32_t max_index = 0;       // which one
+  uint64_t max_table_keys = 0;  // its table keys
+  uint64_t max_bloom_capacity = 0;  // its first Bloom layer's capacity
+};
+
+// Where the partitions' data waited between the passes.
+struct SpoolReport {
+  std::string dir;              // temporary files
+  uint64_t memory_budget = 0;   // bytes kept in memory at most
+  uint64_t memory_peak = 0;     // bytes kept in memory at once, at most
+  uint64_t disk_bytes = 0;      // bytes written to temporary files
+};
+
 struct CountResult {
   InputSummary input;
   SizingReport sizing;
@@ -111,8 +139,10 @@ struct CountResult {
   uint64_t table_capacity = 0;
   uint64_t table_keys = 0;
   double table_load = 0;
-  unsigned passes = 1;
-  BloomReport bloom;
+  unsigned passes = 1;      // reads of the input
+  BloomReport bloom;        // layers summed over the partitions' filters
+  PartitionReport partitions;
+  SpoolReport spool;
   std::vector<double> pass_seconds;
 };
 

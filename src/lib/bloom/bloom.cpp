@@ -1,11 +1,14 @@
 #include "kmerbloom/bloom/bloom.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -126,34 +129,63 @@ BlockedBloom::BlockedBloom(uint64_t blocks, unsigned hashes) {
 double BlockedBloom::expected_fpr(uint64_t n, uint64_t blocks, unsigned hashes) {
   if (blocks == 0 || hashes == 0 || hashes > kMaxHashes)
     throw std::invalid_argument("BlockedBloom::expected_fpr: bad shape");
-  BlockFprModel model(hashes);
-  return model.fpr(static_cast<double>(n) / static_cast<double>(blocks));
+  // One model per hash count and thread: building it is the costly part.
+  thread_local std::map<unsigned, BlockFprModel> models;
+  auto it = models.try_emplace(hashes, hashes).first;
+  return it->second.fpr(static_cast<double>(n) / static_cast<double>(blocks));
 }
 
-BlockedBloom::Shape BlockedBloom::shape_for_capacity(uint64_t n, double p) {
-  if (!(p > 0.0 && p < 1.0))
-    throw std::invalid_argument("BlockedBloom::for_capacity: fpr " + std::to_string(p) +
-                                " not in (0, 1)");
-  const double keys = static_cast<double>(std::max<uint64_t>(n, 1));
-  Shape best{std::numeric_limits<uint64_t>::max(), 0};
-  for (unsigned k = 1; k <= kMaxHashes; ++k) {
+namespace {
+
+// For k = 1..kMaxHashes, the largest lambda (keys per block) with
+// fpr(lambda) <= p, found by bisection (0: none); computed once per p, since
+// a counter sizes hundreds of filters at the same rate.
+using MaxLambdas = std::array<double, BlockedBloom::kMaxHashes + 1>;
+const MaxLambdas& max_lambdas(double p) {
+  static std::mutex mu;
+  static std::map<double, MaxLambdas> cache;
+  std::lock_guard lock(mu);
+  auto [it, fresh] = cache.try_emplace(p);
+  if (!fresh) return it->second;
+  MaxLambdas& out = it->second;
+  out.fill(0.0);
+  unsigned best = 0;  // the k with the most keys per block so far
+  for (unsigned k = 1; k <= BlockedBloom::kMaxHashes; ++k) {
+    // The block count is unimodal in k: stop well past the maximum.
+    if (best != 0 && k >= best + 4) break;
     BlockFprModel model(k);
-    // Largest lambda (keys per block) with fpr(lambda) <= p, by bisection.
     double lo = 0.0;
     double hi = 1.0;
     while (model.fpr(hi) <= p && hi < 1e6) {
       lo = hi;
       hi *= 2;
     }
-    for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; ++it) {
+    for (int i = 0; i < 60 && hi - lo > 1e-12 * hi; ++i) {
       const double mid = 0.5 * (lo + hi);
       (model.fpr(mid) <= p ? lo : hi) = mid;
     }
+    out[k] = lo;
+    if (lo > 0.0 && (best == 0 || lo > out[best])) best = k;
+  }
+  return out;
+}
+
+}  // namespace
+
+BlockedBloom::Shape BlockedBloom::shape_for_capacity(uint64_t n, double p) {
+  if (!(p > 0.0 && p < 1.0))
+    throw std::invalid_argument("BlockedBloom::for_capacity: fpr " + std::to_string(p) +
+                                " not in (0, 1)");
+  const double keys = static_cast<double>(std::max<uint64_t>(n, 1));
+  const MaxLambdas& lambdas = max_lambdas(p);
+  Shape best{std::numeric_limits<uint64_t>::max(), 0};
+  for (unsigned k = 1; k <= kMaxHashes; ++k) {
+    // fpr grows with lambda: keys / blocks <= lambdas[k] keeps it <= p.
+    const double lo = lambdas[k];
     if (lo <= 0.0) continue;
     const double want = std::ceil(keys / lo);
     if (want > static_cast<double>(kMaxBlocks)) continue;
-    auto blocks = std::max<uint64_t>(1, static_cast<uint64_t>(want));
-    while (blocks < kMaxBlocks && model.fpr(keys / static_cast<double>(blocks)) > p) ++blocks;
+    const auto blocks = std::max<uint64_t>(1, static_cast<uint64_t>(want));
     if (blocks < best.blocks) best = {blocks, k};
     // The block count is unimodal in k: stop well past the minimum.
     if (best.hashes != 0 && k >= best.hashes + 4) break;
@@ -466,6 +498,29 @@ double ScalableBloom::estimated_fpr() const noexcept {
 double ScalableBloom::estimated_keys() const noexcept {
   double total = 0;
   for (size_t i = 0, n = layers(); i < n; ++i) total += slots_[i]->filter.estimated_keys();
+  return total;
+}
+
+}  // namespace kmerbloom
+
+namespace kmerbloom {
+
+double ScalableBloom::expected_false_positives() const {
+  constexpr int kSteps = 32;  // trapezoids per layer
+  double total = 0;
+  double pass_before = 1;  // chance a new key passes the full earlier layers
+  for (size_t i = 0; i < layers(); ++i) {
+    const BlockedBloom& f = layer(i);
+    const auto keys = static_cast<double>(slots_[i]->count.load(std::memory_order_relaxed));
+    auto rate = [&](double n) {
+      const double own = BlockedBloom::expected_fpr(static_cast<uint64_t>(n), f.blocks(), f.hashes());
+      return 1 - pass_before * (1 - own);
+    };
+    double sum = 0;
+    for (int s = 0; s <= kSteps; ++s) sum += rate(keys * s / kSteps) * (s == 0 || s == kSteps ? 0.5 : 1.0);
+    total += sum * keys / kSteps;
+    pass_before *= 1 - BlockedBloom::expected_fpr(static_cast<uint64_t>(keys), f.blocks(), f.hashes());
+  }
   return total;
 }
 

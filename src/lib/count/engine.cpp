@@ -1,0 +1,398 @@
+// count_kmers(): read once into minimizer partitions, count each partition in
+// cache, merge the partitions' sorted solid k-mers. docs/partitioned-counting.md
+// tells the design and its measurements.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <tuple>
+
+#include "kmerbloom/count/plan.hpp"
+#include "kmerbloom/count/spool.hpp"
+#include "kmerbloom/count/counter.hpp"
+#include "kmerbloom/kmer/minimizer.hpp"
+#include "kmerbloom/io/pipeline.hpp"
+#include "partition_count.hpp"
+#include "scatter.hpp"
+
+namespace kmerbloom {
+namespace {
+
+using detail::LoadedPartition;
+using detail::PartitionCounter;
+using detail::PartitionOutcome;
+using detail::PartitionStore;
+using detail::ThreadTotals;
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
+
+// The pilot: partitions counted first, one after the other, until they hold
+// this many k-mer occurrences; their ratio of distinct k-mers (and of table
+// keys) to occurrences sizes every other partition's filter and table.
+constexpr uint64_t kPilotKmers = uint64_t{1} << 20;
+
+// The single read: super-k-mers into the store. Returns k-mer occurrences
+// per partition; adds reads and bases to `sum`.
+std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan, PartitionStore& store,
+                                    PipelineProgress& progress, InputSummary& sum) {
+  std::vector<std::unique_ptr<detail::PartitionWriter>> writers;
+  std::vector<SuperKmerSplitter> splitters;
+  std::vector<InputSummary> sums(o.threads);
+  for (unsigned i = 0; i < o.threads; ++i) {
+    writers.push_back(std::make_unique<detail::PartitionWriter>(store, plan.block_bytes, o.k));
+    splitters.emplace_back(o.k, plan.minimizer, o.canonical);
+  }
+  PipelineOptions popt;
+  popt.workers = o.threads;
+  popt.batch_bases = o.batch_bases;
+  const uint32_t parts = plan.partitions;
+  try {
+    run_pipeline(
+        o.inputs, popt,
+        [&](const RecordBatch& batch, unsigned id) {
+          detail::PartitionWriter& w = *writers[id];
+          InputSummary& s = sums[id];
+          w.begin_batch(batch.serial);
+          for (size_t i = 0; i < batch.size(); ++i) {
+            const std::string_view seq = batch.seq(i);
+            ++s.reads;
+            s.bases += seq.size();
+            s.bases_skipped += count_non_acgt(seq);
+            splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
+              w.add(minimizer_partition(minimizer, parts), seq.substr(begin, len));
+            });
+          }
+          w.end_batch();
+        },
+        &progress);
+    for (auto& w : writers) w->finish();
+  } catch (const SpoolError& e) {
+    if (!e.disk_full()) throw;
+    // Project the temporary bytes over the whole input from the share read.
+    const uint64_t read = progress.raw_bytes.load(), total = progress.raw_total.load();
+    const std::string need = total && read ? ", about " + megabytes(e.written() * total / read) + " needed" : "";
+    throw SpoolError(e.dir() + ": no space left for temporary files (" + megabytes(e.written()) + " written" + need +
+                         "); free space there, choose another directory with --tmp-dir, or raise -M",
+                     e.dir(), e.written(), true);
+  }
+  std::vector<uint64_t> kmers(parts, 0);
+  for (unsigned i = 0; i < o.threads; ++i) {
+    sum.add(sums[i]);
+    for (uint32_t p = 0; p < parts; ++p) kmers[p] += writers[i]->kmers()[p];
+  }
+  return kmers;
+}
+
+template <class W>
+class Engine {
+ public:
+  Engine(const CountOptions& o, const CountHooks& hooks) : o_(o), hooks_(hooks) {}
+
+  CountResult run(const KmerSink& sink) {
+    CountResult r;
+    CountEstimate est;
+    if (!o_.has_stream_input()) est.input_bytes = input_size();
+    plan_ = plan_count(o_, est);
+    SpoolOptions so;
+    so.dir = plan_.tmp_dir;
+    so.memory_budget = plan_.spool_memory;
+    so.disk_limit = o_.tmp_disk_limit;
+    Spool spool(so);
+    PartitionStore store(plan_.partitions, spool);
+    log("plan: " + std::to_string(plan_.partitions) + " partitions, minimizers of " +
+        std::to_string(plan_.minimizer) + " bases, " + megabytes(plan_.spool_memory) + " of spool memory, then " +
+        spool.dir());
+
+    auto t0 = Clock::now();
+    pass("pass 1: reading the input into " + std::to_string(plan_.partitions) + " partitions");
+    PipelineProgress own;
+    kmers_ = scatter_input(o_, plan_, store, hooks_.progress ? *hooks_.progress : own, r.input);
+    r.pass_seconds.push_back(seconds_since(t0));
+    log("pass 1: " + std::to_string(r.input.reads) + " reads, " + megabytes(spool.disk_bytes()) +
+        " to temporary files");
+
+    t0 = Clock::now();
+    pass("pass 2: counting the partitions");
+    runs_.resize(plan_.partitions);
+    outcomes_.resize(plan_.partitions);
+    count_partitions(store, r);
+    r.pass_seconds.push_back(seconds_since(t0));
+
+    t0 = Clock::now();
+    pass("pass 3: merging the partitions' sorted k-mers");
+    merge(spool, sink, r);
+    r.pass_seconds.push_back(seconds_since(t0));
+    r.passes = 1;
+    finish(r, spool);
+    return r;
+  }
+
+ private:
+  void log(const std::string& s) const {
+    if (hooks_.log) hooks_.log(s);
+  }
+  void pass(const std::string& s) const {
+    if (hooks_.pass) hooks_.pass(s);
+  }
+
+  uint64_t input_size() const {
+    uint64_t total = 0;
+    for (const auto& path : o_.inputs) {
+      std::error_code ec;
+      const auto n = std::filesystem::file_size(path, ec);
+      if (!ec) total += n;
+    }
+    return total;
+  }
+
+  // The pilot partitions, then the others on all threads.
+  void count_partitions(PartitionStore& store, CountResult& r) {
+    totals_.assign(o_.threads, ThreadTotals{});
+    const uint32_t parts = plan_.partitions;
+    uint64_t total = 0;
+    for (const uint64_t n : kmers_) total += n;
+    uint32_t pilot = 0;
+    uint64_t pilot_kmers = 0;
+    if (o_.expected_kmers) {
+      distinct_ratio_ = total ? static_cast<double>(o_.expected_kmers) / static_cast<double>(total) : 1.0;
+      table_ratio_ = distinct_ratio_ * (plan_.gated ? 0.3 : 1.0);
+    } else {
+      distinct_ratio_ = 1.0;
+      table_ratio_ = 0.25;
+      PartitionCounter<W> counter(o_, plan_, totals_[0]);
+      LoadedPartition part;
+      std::vector<std::pair<W, uint32_t>> solid;
+      uint64_t distinct = 0, keys = 0;
+      for (; pilot < parts && pilot_kmers < kPilotKmers; ++pilot) {
+        count_one(store, counter, pilot, part, solid);
+        const PartitionOutcome& po = outcomes_[pilot];
+        pilot_kmers += po.kmers;
+        distinct += plan_.one_pass ? static_cast<uint64_t>(po.f0) : po.distinct;
+        keys += po.table_keys;
+      }
+      if (pilot_kmers) {
+        distinct_ratio_ = static_cast<double>(distinct) / static_cast<double>(pilot_kmers);
+        table_ratio_ = static_cast<double>(keys) / static_cast<double>(pilot_kmers);
+      }
+    }
+    sizing(r, total, pilot, pilot_kmers);
+    std::atomic<uint32_t> next{pilot};
+    std::atomic<bool> failed{false};
+    std::mutex error_mu;
+    std::exception_ptr error;
+    auto work = [&](unsigned id) {
+      try {
+        PartitionCounter<W> counter(o_, plan_, totals_[id]);
+        LoadedPartition part;
+        std::vector<std::pair<W, uint32_t>> solid;
+        for (uint32_t p; !failed && (p = next.fetch_add(1)) < parts;) count_one(store, counter, p, part, solid);
+      } catch (...) {
+        std::lock_guard lock(error_mu);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned id = 1; id < o_.threads; ++id) threads.emplace_back(work, id);
+    work(0);
+    for (auto& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
+    log_growth();
+  }
+
+  // -v: the chains that grew, by layer (their first layers were sized too small).
+  void log_growth() const {
+    for (size_t layer = 2;; ++layer) {
+      uint32_t grown = 0;
+      for (const PartitionOutcome& po : outcomes_) grown += po.layers >= layer;
+      if (grown == 0) return;
+      log("Bloom gate: layer " + std::to_string(layer) + " added in " + std::to_string(grown) + " of " +
+          std::to_string(plan_.partitions) + " partitions");
+    }
+  }
+
+  void count_one(PartitionStore& store, PartitionCounter<W>& counter, uint32_t p, LoadedPartition& part,
+                 std::vector<std::pair<W, uint32_t>>& solid) {
+    detail::load_partition(store, p, part);
+    solid.clear();
+    outcomes_[p] = counter.count(part, size_partition(kmers_[p], distinct_ratio_, table_ratio_), solid);
+    write_run(store.spool(), p, solid);
+  }
+
+  // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
+  void write_run(Spool& spool, uint32_t p, const std::vector<std::pair<W, uint32_t>>& solid) {
+    constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
+    constexpr size_t kPerBlock = kRunBlockBytes / kEntry;
+    std::vector<uint8_t> buf;
+    for (size_t i = 0; i < solid.size(); i += kPerBlock) {
+      const size_t n = std::min(kPerBlock, solid.size() - i);
+      buf.resize(n * kEntry);
+      for (size_t j = 0; j < n; ++j) {
+        std::memcpy(buf.data() + j * kEntry, &solid[i + j].first, sizeof(W));
+        std::memcpy(buf.data() + j * kEntry + sizeof(W), &solid[i + j].second, sizeof(uint32_t));
+      }
+      runs_[p].push_back(spool.put(buf.data(), static_cast<uint32_t>(buf.size())));
+    }
+  }
+
+  void sizing(CountResult& r, uint64_t total, uint32_t pilot, uint64_t pilot_kmers) {
+    SizingReport& z = r.sizing;
+    z.ran = true;
+    z.source = o_.expected_kmers ? "--expected" : "pilot partitions";
+    z.distinct = distinct_ratio_ * static_cast<double>(total);
+    z.exact = pilot == plan_.partitions && !plan_.one_pass;
+    z.relative_std_error = pilot_kmers ? 1 / std::sqrt(std::max(1.0, distinct_ratio_ * static_cast<double>(pilot_kmers))) : 0;
+    z.fpr = plan_.gated ? plan_.fpr : 0;
+    z.first_layer_share = plan_.gated ? plan_.first_share : 0;
+    z.planned_bytes = plan_.read_buffers + plan_.write_buffers + plan_.working_bytes + plan_.merge_buffers +
+                      plan_.spool_memory;
+    for (uint32_t p = 0; p < plan_.partitions; ++p) {
+      const PartitionSizing s = size_partition(kmers_[p], distinct_ratio_, table_ratio_);
+      z.bloom_capacity += plan_.gated ? s.bloom_capacity : 0;
+      z.table_keys += s.table_keys;
+    }
+    log("sizing: " + std::to_string(pilot) + " pilot partitions, " + std::to_string(std::llround(z.distinct)) +
+        " distinct k-mers expected");
+  }
+
+  // One cursor per partition's run, a heap of their heads.
+  void merge(Spool& spool, const KmerSink& sink, CountResult& r) {
+    constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
+    struct Cursor {
+      size_t block = 0, at = 0;
+      std::vector<uint8_t> buf;
+    };
+    std::vector<Cursor> cursors(plan_.partitions);
+    using Head = std::tuple<W, uint32_t, uint32_t>;  // key, count, partition
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
+    auto advance = [&](uint32_t p) {
+      Cursor& c = cursors[p];
+      if (c.at == c.buf.size()) {
+        if (c.block == runs_[p].size()) return;
+        Spool::Block& b = runs_[p][c.block++];
+        c.buf.resize(b.size);
+        spool.read(b, c.buf.data());
+        spool.release(b);
+        c.at = 0;
+      }
+      W key;
+      uint32_t count;
+      std::memcpy(&key, c.buf.data() + c.at, sizeof(W));
+      std::memcpy(&count, c.buf.data() + c.at + sizeof(W), sizeof count);
+      c.at += kEntry;
+      heap.emplace(key, count, p);
+    };
+    for (uint32_t p = 0; p < plan_.partitions; ++p) advance(p);
+    const uint32_t bonus = plan_.one_pass ? 1 : 0;
+    std::string text(o_.k, 'A');
+    while (!heap.empty()) {
+      const auto [key, count, p] = heap.top();
+      heap.pop();
+      decode_kmer_to(key, o_.k, text.data());
+      ++r.solid;
+      sink(text, uint64_t{count} + bonus);
+      advance(p);
+    }
+  }
+
+  void finish(CountResult& r, const Spool& spool);
+
+  const CountOptions& o_;
+  const CountHooks& hooks_;
+  CountPlan plan_;
+  std::vector<uint64_t> kmers_;  // occurrences spooled per partition
+  std::vector<PartitionOutcome> outcomes_;
+  std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
+  std::vector<ThreadTotals> totals_;
+  double distinct_ratio_ = 1, table_ratio_ = 1;
+};
+
+// Sums in partition order (floating point too), histogram, statistics.
+template <class W>
+void Engine<W>::finish(CountResult& r, const Spool& spool) {
+  r.histogram.assign(o_.histo_max + 2, 0);
+  BloomReport& b = r.bloom;
+  std::vector<uint64_t> with_layer;
+  for (const ThreadTotals& t : totals_) {
+    for (size_t c = 0; c < r.histogram.size(); ++c) r.histogram[c] += t.histogram[c];
+    r.max_count = std::max(r.max_count, t.max_count);
+    r.table_capacity += t.table_capacity;
+    r.table_bytes += t.table_bytes;
+    b.bytes += t.bloom_bytes;
+    b.keys_inserted += t.keys_inserted;
+    b.gate_rejected += t.gate_rejected;
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+      if (b.layers.size() <= i) {
+        b.layers.push_back({0, 0, 0, 0, t.layers[i].hashes, t.layers[i].target_fpr, 0});
+        with_layer.push_back(0);
+      }
+      BloomReport::Layer& l = b.layers[i];
+      l.capacity += t.layers[i].capacity;
+      l.bits += t.layers[i].bits;
+      l.keys += t.layers[i].keys;
+      l.bits_set += t.layers[i].bits_set;
+      l.estimated_fpr += t.layers[i].estimated_fpr;
+      with_layer[i] += t.with_layer[i];
+    }
+  }
+  for (size_t i = 0; i < b.layers.size(); ++i) b.layers[i].estimated_fpr /= static_cast<double>(with_layer[i]);
+  double f0 = 0;
+  uint64_t counted = 0;
+  PartitionReport& pr = r.partitions;
+  pr.count = plan_.partitions;
+  pr.minimizer = plan_.minimizer;
+  for (uint32_t p = 0; p < plan_.partitions; ++p) {
+    const PartitionOutcome& po = outcomes_[p];
+    r.input.kmers += po.kmers;
+    r.distinct += po.distinct;
+    r.table_keys += po.table_keys;
+    f0 += po.f0;
+    b.expected_leaked += po.leaked;
+    counted += po.distinct;
+    if (po.kmers > pr.max_kmers || p == 0) {
+      pr.max_kmers = po.kmers;
+      pr.max_index = p;
+      pr.max_table_keys = po.table_keys;
+      pr.max_bloom_capacity = po.bloom_capacity;
+    }
+  }
+  pr.mean_kmers = static_cast<double>(r.input.kmers) / plan_.partitions;
+  r.table_load = r.table_capacity ? static_cast<double>(r.table_keys) / static_cast<double>(r.table_capacity) : 0;
+  b.used = plan_.gated;
+  b.one_pass = plan_.one_pass;
+  b.target_fpr = plan_.gated ? plan_.fpr : 0;
+  double pass = 1;  // the compound rate a new k-mer met, averaged over the partitions' layers
+  for (const auto& l : b.layers) pass *= 1 - l.estimated_fpr;
+  b.estimated_fpr = 1 - pass;
+  if (plan_.one_pass) {
+    const auto singletons = static_cast<uint64_t>(std::llround(std::max(0.0, f0 - static_cast<double>(counted))));
+    r.histogram[1] = singletons;
+    r.distinct = counted + singletons;
+    r.singletons_estimated = true;
+    r.singletons_method =
+        "distinct k-mers estimated from the fill of each partition's Bloom filter, minus the k-mers counted at "
+        "least twice";
+  }
+  r.singletons = r.histogram[1];
+  SpoolReport& s = r.spool;
+  s.dir = spool.dir();
+  s.memory_budget = spool.memory_budget();
+  s.memory_peak = spool.memory_peak();
+  s.disk_bytes = spool.disk_bytes();
+}
+
+}  // namespace
+
+CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks) {
+  options.validate();
+  return dispatch_kmer_width(options.k, [&]<class W>() { return Engine<W>(options, hooks).run(sink); });
+}
+
+}  // namespace kmerbloom

@@ -1,0 +1,250 @@
+// Counting one partition: its k-mers go through the partition's own Bloom
+// filter and table (both small enough for a core's L2 cache), read from the
+// partition's super-k-mers in memory, twice in exact mode.
+//
+//  - gated, exact: pass 1 puts a k-mer's first sighting into the filter and a
+//    k-mer the filter has seen into the table (keys only); pass 2 recounts
+//    exactly the table's keys. A k-mer absent from the table after pass 1 was
+//    seen once (a second sighting would have found it in the filter), so the
+//    occurrences pass 2 finds absent are exactly the singletons left out,
+//    and with the table's count-1 keys (false positives) histogram row 1 is
+//    exact too.
+//  - gated, one pass: pass 1 counts; a reported count is the table count + 1.
+//  - no gate: every k-mer is counted in the table.
+//
+// Thread safety: a PartitionCounter belongs to one thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "kmerbloom/bloom/bloom.hpp"
+#include "kmerbloom/count/partition_table.hpp"
+#include "kmerbloom/count/plan.hpp"
+#include "kmerbloom/count/counter.hpp"
+#include "kmerbloom/kmer/kmer.hpp"
+#include "scatter.hpp"
+
+namespace kmerbloom::detail {
+
+// What one partition gave, kept by partition index so that sums over
+// partitions (floating point ones too) come out the same for any thread count.
+struct PartitionOutcome {
+  uint64_t kmers = 0;     // occurrences counted (after --partition I/N)
+  uint64_t distinct = 0;  // exact when not one pass
+  double f0 = 0;          // one pass: distinct k-mers estimated from the filter's fill
+  double leaked = 0;      // one pass: expected singletons leaked
+  size_t layers = 0;      // of the filter
+  uint64_t table_keys = 0;
+  uint64_t bloom_capacity = 0;  // the first layer's
+};
+
+// Sums over the partitions one thread counted (integers: any order).
+struct ThreadTotals {
+  std::vector<uint64_t> histogram;
+  uint64_t max_count = 0;
+  uint64_t table_capacity = 0, table_bytes = 0;  // capacity summed, bytes of the largest
+  uint64_t bloom_bytes = 0;                       // of the largest
+  uint64_t keys_inserted = 0, gate_rejected = 0;
+  std::vector<BloomReport::Layer> layers;  // summed; estimated_fpr summed, divided later
+  std::vector<uint64_t> with_layer;        // partitions with layer i
+};
+
+// The model false-positive rate a new key meets in a chain now: the full
+// earlier layers, and the newest at its current number of keys, tabulated
+// per layer (kSteps points per capacity, to 1.5x) and interpolated.
+class ChainRate {
+ public:
+  void reset() {
+    tables_.clear();
+    pass_before_ = 1;
+  }
+  double operator()(const ScalableBloom& b) {
+    if (tables_.size() != b.layers()) extend(b);
+    const BloomLayerInfo li = b.layer_info(b.layers() - 1, false);
+    const std::vector<double>& t = tables_.back();
+    const double x = static_cast<double>(li.keys) / static_cast<double>(li.capacity) * kSteps;
+    const auto at = std::min(static_cast<size_t>(x), t.size() - 2);
+    const double own = t[at] + (t[at + 1] - t[at]) * std::min(1.0, x - static_cast<double>(at));
+    return 1 - pass_before_ * (1 - own);
+  }
+
+ private:
+  static constexpr unsigned kSteps = 16;
+  void extend(const ScalableBloom& b) {
+    while (tables_.size() < b.layers()) {
+      const size_t i = tables_.size();
+      if (i > 0) {  // layer i - 1 is full now
+        const BlockedBloom& f = b.layer(i - 1);
+        pass_before_ *= 1 - BlockedBloom::expected_fpr(b.layer_info(i - 1, false).keys, f.blocks(), f.hashes());
+      }
+      const BlockedBloom& f = b.layer(i);
+      const uint64_t capacity = b.layer_info(i, false).capacity;
+      std::vector<double> t;
+      for (unsigned s = 0; s <= kSteps * 3 / 2; ++s)
+        t.push_back(BlockedBloom::expected_fpr(capacity * s / kSteps, f.blocks(), f.hashes()));
+      tables_.push_back(std::move(t));
+    }
+  }
+  std::vector<std::vector<double>> tables_;
+  double pass_before_ = 1;
+};
+
+template <class W>
+class PartitionCounter {
+ public:
+  PartitionCounter(const CountOptions& o, const CountPlan& plan, ThreadTotals& totals)
+      : o_(o), plan_(plan), t_(totals), shape_(o.k, o.canonical) {
+    if (t_.histogram.empty()) t_.histogram.assign(o.histo_max + 2, 0);
+  }
+
+  // Counts `part`; appends its reported k-mers, sorted, with their table
+  // counts (one pass: one less than reported) to `solid`.
+  PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size,
+                         std::vector<std::pair<W, uint32_t>>& solid) {
+    PartitionOutcome out;
+    table_.reset(size.table_keys);
+    out.bloom_capacity = size.bloom_capacity;
+    if (!plan_.gated) {
+      out.kmers = each_kmer(part, [&](W km, uint64_t h) { table_.add_count(table_.insert(km, h)); });
+    } else {
+      ScalableBloomParams bp;
+      bp.fpr = plan_.fpr;
+      bp.first_share = plan_.first_share;
+      bp.growth = o_.bloom_growth;
+      bp.initial_capacity = size.bloom_capacity;
+      ScalableBloom bloom(bp);
+      out.kmers = gate(part, bloom);
+      if (plan_.one_pass) {
+        out.f0 = bloom.estimated_keys();
+        out.leaked = expected_leaks();
+      } else {
+        table_.zero_counts();
+        uint64_t absent = 0;
+        each_kmer(part, [&](W km, uint64_t h) {
+          const uint64_t slot = table_.find(km, h);
+          if (slot == PartitionTable<W>::kNone) ++absent;
+          else table_.add_count(slot);
+        });
+        t_.histogram[1] += absent;
+        out.distinct += absent;
+      }
+      report_bloom(bloom);
+      out.layers = bloom.layers();
+    }
+    out.table_keys = table_.size();
+    t_.table_capacity += table_.capacity();
+    t_.table_bytes = std::max(t_.table_bytes, table_.bytes());
+    collect(out, solid);
+    return out;
+  }
+
+ private:
+  // f(kmer, hash) for each k-mer of the partition (of --partition I/N's
+  // share), in input order; returns how many.
+  template <class F>
+  uint64_t each_kmer(const LoadedPartition& part, F&& f) {
+    const W mask = shape_.mask;
+    const unsigned top = shape_.top, k = shape_.k;
+    const bool canonical = shape_.canonical, scatter = o_.partitions > 1;
+    uint64_t n = 0;
+    for_each_record(part, [&](const uint8_t* code, unsigned len) {
+      W fw = 0, rc = 0;
+      for (unsigned i = 0; i < len; ++i) {
+        const unsigned b = (code[i >> 2] >> (6 - 2 * (i & 3))) & 3;
+        fw = ((fw << 2) | b) & mask;
+        rc = (rc >> 2) | (W(3 - b) << top);
+        if (i + 1 < k) continue;
+        const W km = canonical && rc < fw ? rc : fw;
+        const uint64_t h = hash_kmer(km);
+        if (scatter && partition_of(h, o_.partitions) != o_.partition) continue;
+        ++n;
+        f(km, h);
+      }
+    });
+    return n;
+  }
+
+  // Pass 1 through the gate; returns the occurrences seen.
+  uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
+    const bool counting = plan_.one_pass;
+    uint64_t rejected = 0;
+    fresh_.clear();
+    rate_.reset();
+    const uint64_t n = each_kmer(part, [&](W km, uint64_t h) {
+      const uint64_t slot = table_.find(km, h);
+      if (slot != PartitionTable<W>::kNone) {
+        if (counting) table_.add_count(slot);
+      } else if (bloom.test_and_set(h)) {
+        const uint64_t s = table_.insert(km, h);
+        if (counting) table_.add_count(s);
+      } else {
+        const double r = counting ? rate_(bloom) : 0;  // the rate it met: r before its insertion
+        ++rejected;
+        if (counting) fresh_.emplace_back(km, static_cast<float>(r));
+      }
+    });
+    t_.gate_rejected += rejected;
+    return n;
+  }
+
+  // One pass: a singleton leaks when its only sighting meets a false
+  // positive. The singletons the filter took in are the fresh keys that never
+  // reached the table; each stands for 1 / (1 - r) singletons met at its rate
+  // r, of which r / (1 - r) leaked (the estimate is the same for any thread
+  // count: the partition is read in input order).
+  double expected_leaks() const {
+    double sum = 0;
+    for (const auto& [km, r] : fresh_)
+      if (table_.find(km, hash_kmer(km)) == PartitionTable<W>::kNone) sum += r / (1 - r);
+    return sum;
+  }
+
+  void report_bloom(const ScalableBloom& bloom) {
+    t_.keys_inserted += bloom.keys_inserted();
+    t_.bloom_bytes = std::max(t_.bloom_bytes, bloom.bytes());
+    for (size_t i = 0; i < bloom.layers(); ++i) {
+      const BloomLayerInfo li = bloom.layer_info(i, true);
+      if (t_.layers.size() <= i) {
+        t_.layers.push_back({0, 0, 0, 0, li.hashes, li.target_fpr, 0});
+        t_.with_layer.push_back(0);
+      }
+      BloomReport::Layer& l = t_.layers[i];
+      l.capacity += li.capacity;
+      l.bits += li.bits;
+      l.keys += li.keys;
+      l.bits_set += li.bits_set;
+      l.estimated_fpr += li.estimated_fpr;
+      ++t_.with_layer[i];
+    }
+  }
+
+  // Histogram rows and the reported k-mers, sorted.
+  void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
+    const uint32_t bonus = plan_.one_pass ? 1 : 0;
+    const uint64_t top = o_.histo_max + 1;
+    const size_t first = solid.size();
+    table_.for_each([&](W km, uint32_t c) {
+      if (c == 0) return;  // exact mode: a key pass 2 did not meet (another --partition share)
+      const uint64_t n = uint64_t{c} + bonus;
+      ++out.distinct;
+      t_.max_count = std::max(t_.max_count, n);
+      ++t_.histogram[std::min(n, top)];
+      if (n >= o_.min_count && n <= o_.max_count) solid.emplace_back(km, c);  // the bonus is added on output
+    });
+    std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+
+  const CountOptions& o_;
+  const CountPlan& plan_;
+  ThreadTotals& t_;
+  KmerShape<W> shape_;
+  PartitionTable<W> table_;
+  ChainRate rate_;
+  std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
+};
+
+}  // namespace kmerbloom::detail

@@ -1,0 +1,115 @@
+#include "kmerbloom/count/spool.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace kmerbloom {
+namespace {
+
+std::string megabytes(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB"; }
+
+}  // namespace
+
+std::string Spool::resolve_dir(const std::string& dir) {
+  if (!dir.empty()) return dir;
+  const char* env = std::getenv("TMPDIR");
+  return env && *env ? env : "/tmp";
+}
+
+Spool::Spool(SpoolOptions options)
+    : dir_(resolve_dir(options.dir)), budget_(options.memory_budget), disk_limit_(options.disk_limit) {}
+
+Spool::~Spool() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool Spool::take_memory(uint32_t size) {
+  uint64_t now = memory_.load(std::memory_order_relaxed);
+  do {
+    if (now + size > budget_) return false;
+  } while (!memory_.compare_exchange_weak(now, now + size, std::memory_order_relaxed));
+  uint64_t peak = memory_peak_.load(std::memory_order_relaxed);
+  while (now + size > peak && !memory_peak_.compare_exchange_weak(peak, now + size, std::memory_order_relaxed)) {
+  }
+  return true;
+}
+
+// The file is unlinked as soon as it exists: only the descriptor holds it.
+void Spool::open_file() {
+  std::lock_guard lock(open_mu_);
+  if (open_.load(std::memory_order_acquire)) return;
+  std::string path = dir_ + "/kmerbloom-spool-XXXXXX";
+  std::vector<char> name(path.begin(), path.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0)
+    throw SpoolError(dir_ + ": cannot create a temporary file: " + std::strerror(errno) +
+                         " (choose another directory with --tmp-dir)",
+                     dir_, 0, errno == ENOSPC || errno == EDQUOT);
+  ::unlink(name.data());
+  fd_ = fd;
+  open_.store(true, std::memory_order_release);
+}
+
+Spool::Block Spool::put(const void* data, uint32_t size) {
+  Block b;
+  b.size = size;
+  if (take_memory(size)) {
+    b.memory = std::make_unique_for_overwrite<uint8_t[]>(size);
+    std::memcpy(b.memory.get(), data, size);
+    return b;
+  }
+  if (!open_.load(std::memory_order_acquire)) open_file();
+  b.offset = disk_.fetch_add(size, std::memory_order_relaxed);
+  const auto* p = static_cast<const char*>(data);
+  uint64_t done = 0;
+  while (done < size) {
+    ssize_t n = -1;
+    if (b.offset + done + 1 > disk_limit_) {
+      errno = ENOSPC;
+    } else {
+      const uint64_t room = std::min<uint64_t>(size - done, disk_limit_ - b.offset - done);
+      n = ::pwrite(fd_, p + done, room, static_cast<off_t>(b.offset + done));
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n == 0 ? ENOSPC : errno;
+      const bool full = e == ENOSPC || e == EDQUOT;
+      throw SpoolError(dir_ + ": cannot write temporary data: " + std::strerror(e) + " after " +
+                           megabytes(b.offset + done) + " (choose another directory with --tmp-dir, or raise -M)",
+                       dir_, b.offset + done, full);
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  return b;
+}
+
+void Spool::read(const Block& b, void* out) const {
+  if (b.in_memory()) {
+    std::memcpy(out, b.memory.get(), b.size);
+    return;
+  }
+  auto* p = static_cast<char*>(out);
+  uint64_t done = 0;
+  while (done < b.size) {
+    const ssize_t n = ::pread(fd_, p + done, b.size - done, static_cast<off_t>(b.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw SpoolError(dir_ + ": cannot read back temporary data: " + (n < 0 ? std::strerror(errno) : "file too short"),
+                       dir_, disk_bytes(), false);
+    done += static_cast<uint64_t>(n);
+  }
+}
+
+void Spool::release(Block& b) {
+  if (!b.in_memory()) return;
+  b.memory.reset();
+  memory_.fetch_sub(b.size, std::memory_order_relaxed);
+}
+
+}  // namespace kmerbloom

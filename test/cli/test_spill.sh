@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# count with its partitions' data in temporary files: the same output as in
+# memory, for any thread count and on standard input; temporary files gone
+# after success, errors and signals; a full temporary directory is exit 4.
+. "$(dirname "$0")/lib.sh"
+
+# A random 200 kb genome; 40,000 reads of 150 bp starting every 5 bases
+# (30x), read i with a substitution at base i % 150 when i % 3 == 0.
+awk 'BEGIN { x = 7; for (i = 0; i < 200000; i++) { x = (x * 16807) % 2147483647; printf "%s", substr("ACGT", 1 + x % 4, 1) } print "" }' > "$T/g.txt"
+awk '{ g = $0 } END {
+  q = sprintf("%150s", ""); gsub(/ /, "I", q)
+  for (i = 0; i < 40000; i++) {
+    s = substr(g, 1 + (i * 5) % (length(g) - 150), 150)
+    if (i % 3 == 0) { p = 1 + i % 150; c = substr(s, p, 1) == "A" ? "C" : "A"; s = substr(s, 1, p - 1) c substr(s, p + 1) }
+    print "@r" i; print s; print "+"; print q } }' "$T/g.txt" > "$T/reads.fq"
+mkdir "$T/tmp"
+empty_tmp() { check "$1: nothing left in --tmp-dir" test -z "$(ls -A "$T/tmp")"; }
+json_num() { grep -Eo "\"$2\": *[0-9.e+]+" "$1" | head -1 | grep -Eo '[0-9.e+]+$'; }
+
+# ------------------------------------------------- in memory vs spilled
+"$KB" count "$T/reads.fq" -t 2 -o "$T/mem.tsv" --histo "$T/mem.histo" --stats "$T/mem.json" --no-multiqc -q
+check "in memory: no temporary bytes" test "$(json_num "$T/mem.json" disk_bytes_written)" -eq 0
+check "solid k-mers to compare" test "$(wc -l < "$T/mem.tsv")" -gt 100000
+# -M 22M -t 1 (40M -t 2) leaves 2 to 3 MB for the spool of some 5 MB of super-k-mers.
+for t in 1 2; do
+  m=$((4 + t * 18))
+  "$KB" count "$T/reads.fq" -t "$t" -M "${m}M" --tmp-dir "$T/tmp" -o "$T/disk.tsv" --histo "$T/disk.histo" \
+    --stats "$T/disk.json" --no-multiqc -q
+  written=$(json_num "$T/disk.json" disk_bytes_written)
+  check "-M ${m}M -t $t: $written temporary bytes written" test "$written" -gt 1000000
+  same "-M ${m}M -t $t: same k-mers as in memory" "$T/mem.tsv" "$T/disk.tsv"
+  same "-M ${m}M -t $t: same histogram as in memory" "$T/mem.histo" "$T/disk.histo"
+  empty_tmp "-M ${m}M -t $t"
+done
+
+# ------------------------------------------------------ threads, stdin
+for t in 1 3 4; do
+  "$KB" count "$T/reads.fq" -t "$t" -o "$T/t.tsv" --histo "$T/t.histo" -q
+  same "-t $t: same k-mers as -t 2" "$T/mem.tsv" "$T/t.tsv"
+  same "-t $t: same histogram as -t 2" "$T/mem.histo" "$T/t.histo"
+done
+"$KB" count - -t 2 -o "$T/stdin.tsv" --histo "$T/stdin.histo" --stats "$T/stdin.json" --no-multiqc -q < "$T/reads.fq"
+same "stdin: exact mode, same k-mers as the file" "$T/mem.tsv" "$T/stdin.tsv"
+same "stdin: same histogram as the file" "$T/mem.histo" "$T/stdin.histo"
+check "stdin: not forced into one pass" grep -q '"mode": "exact' "$T/stdin.json"
+cat "$T/reads.fq" | "$KB" count - -t 2 -M 44M --tmp-dir "$T/tmp" -o "$T/pipe.tsv" -q
+same "pipe, spilled: same k-mers as the file" "$T/mem.tsv" "$T/pipe.tsv"
+empty_tmp "pipe"
+
+# ------------------------------------------------------ errors, signals
+{ cat "$T/reads.fq"; printf '@bad\nACGT\n+\nII\n'; } > "$T/bad.fq"
+expect_fail "bad record after the spill began" 3 'bad.fq: record 40001' -- \
+  "$KB" count "$T/bad.fq" -t 1 -M 22M --tmp-dir "$T/tmp" -o "$T/bad.tsv"
+empty_tmp "input error"
+check "input error: no output left" test ! -e "$T/bad.tsv"
+expect_fail "missing --tmp-dir directory" 4 "$T/nope: cannot create a temporary file" -- \
+  "$KB" count "$T/reads.fq" -t 1 -M 22M --tmp-dir "$T/nope" -o "$T/x.tsv"
+
+for i in 1 2 3 4 5 6 7 8; do cat "$T/reads.fq"; done > "$T/big.fq"
+for sig in TERM INT; do
+  for phase in "pass 1" "pass 2"; do
+    rm -rf "$T/sig"; mkdir "$T/sig"
+    "$KB" count "$T/big.fq" -t 1 -M 30M --tmp-dir "$T/tmp" -v -o "$T/sig/out.tsv" 2> "$T/sig.err" &
+    pid=$!
+    for _ in $(seq 3000); do grep -q "$phase:" "$T/sig.err" && break; kill -0 "$pid" 2> /dev/null || break; sleep 0.01; done
+    if ! kill -0 "$pid" 2> /dev/null; then
+      wait "$pid" || true
+      bad "SIG$sig in $phase: the run ended first"
+      continue
+    fi
+    sleep 0.1
+    kill -s "$sig" "$pid"
+    rc=0
+    wait "$pid" || rc=$?
+    want=$((128 + $(kill -l "$sig")))
+    check "SIG$sig in $phase: exit $want (got $rc)" test "$rc" -eq "$want"
+    empty_tmp "SIG$sig in $phase"
+    check "SIG$sig in $phase: no output left" test -z "$(ls -A "$T/sig")"
+  done
+done
+
+# ------------------------------------------------------- a full disk
+if [ "$(id -u)" -eq 0 ] && mkdir "$T/full" && mount -t tmpfs -o size=1m tmpfs "$T/full" 2> /dev/null; then
+  expect_fail "temporary directory full: exit 4, names it" 4 "$T/full: no space left for temporary files.*needed" -- \
+    "$KB" count "$T/reads.fq" -t 1 -M 22M --tmp-dir "$T/full" -o "$T/full.tsv"
+  check "full disk: no output left" test ! -e "$T/full.tsv"
+  check "full disk: nothing left in the directory" test -z "$(ls -A "$T/full")"
+  umount "$T/full"
+else
+  echo "skip: a full temporary directory needs root and tmpfs (test/unit/test_count_partitions.cpp simulates one)"
+fi
+
+finish

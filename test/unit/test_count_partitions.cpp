@@ -1,0 +1,198 @@
+// The partitioned counter end to end: the same bytes for any thread count,
+// a spill to temporary files gives the in-memory run's output, a full
+// temporary directory is an error, a skewed partition still counts exactly.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kmerbloom/count/plan.hpp"
+#include "kmerbloom/count/spool.hpp"
+#include "kmerbloom/count/counter.hpp"
+#include "strings.hpp"
+
+using namespace kmerbloom;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads of a random genome at ~20x with 1% substitutions.
+std::vector<std::string> genome_reads(uint64_t seed, size_t genome_len, size_t n, size_t len) {
+  std::mt19937_64 rng(seed);
+  std::string genome(genome_len, 'A');
+  for (auto& c : genome) c = "ACGT"[rng() % 4];
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < n; ++i) {
+    std::string r = genome.substr(rng() % (genome_len - len), len);
+    if (rng() % 2) r = kbtest::revcomp(r);
+    for (auto& c : r)
+      if (rng() % 100 == 0) c = "ACGT"[rng() % 4];
+    reads.push_back(std::move(r));
+  }
+  return reads;
+}
+
+fs::path write_fasta(const std::vector<std::string>& reads, const std::string& name) {
+  const fs::path p = fs::path(::testing::TempDir()) / name;
+  std::ofstream out(p);
+  for (size_t i = 0; i < reads.size(); ++i) out << ">r" << i << "\n" << reads[i] << "\n";
+  return p;
+}
+
+std::map<std::string, uint64_t> naive(const std::vector<std::string>& reads, unsigned k) {
+  std::map<std::string, uint64_t> m;
+  for (const auto& r : reads)
+    for (size_t i = 0; i + k <= r.size(); ++i) {
+      const std::string km = r.substr(i, k);
+      ++m[std::min(km, kbtest::revcomp(km))];
+    }
+  return m;
+}
+
+struct Counted {
+  std::string text;  // the sink's output, as the CLI's TSV
+  CountResult result;
+};
+
+Counted run(CountOptions o) {
+  Counted r;
+  r.result = count_kmers(o, [&](std::string_view km, uint64_t c) {
+    r.text.append(km);
+    r.text += '\t' + std::to_string(c) + '\n';
+  });
+  return r;
+}
+
+fs::path empty_dir(const std::string& name) {
+  const fs::path d = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// A budget that leaves 1 MB of spool memory.
+uint64_t budget_with_1mb_spool(const CountOptions& o) {
+  const CountPlan p = plan_count(o, {fs::file_size(o.inputs[0])});
+  return p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers + (1u << 20);
+}
+
+CountOptions options(const fs::path& input, unsigned k, unsigned threads) {
+  CountOptions o;
+  o.inputs = {input.string()};
+  o.k = k;
+  o.threads = threads;
+  o.histo_max = 100;
+  o.batch_bases = 5000;  // many batches, so that threads interleave
+  return o;
+}
+
+}  // namespace
+
+TEST(CountPartitions, SameBytesForAnyThreadCount) {
+  const auto reads = genome_reads(1, 20000, 3000, 120);
+  const fs::path in = write_fasta(reads, "partitions_threads.fa");
+  for (bool one_pass : {false, true}) {
+    for (unsigned k : {21u, 31u, 45u}) {
+      CountOptions o = options(in, k, 1);
+      o.one_pass = one_pass;
+      const Counted one = run(o);
+      for (unsigned t = 2; t <= 4; ++t) {
+        o.threads = t;
+        const Counted many = run(o);
+        EXPECT_EQ(many.text, one.text) << "k=" << k << " one_pass=" << one_pass << " threads=" << t;
+        EXPECT_EQ(many.result.histogram, one.result.histogram);
+        EXPECT_DOUBLE_EQ(many.result.bloom.expected_leaked, one.result.bloom.expected_leaked);
+      }
+    }
+  }
+}
+
+TEST(CountPartitions, ExactModeMatchesANaiveCountWithExactSingletons) {
+  const auto reads = genome_reads(2, 20000, 3000, 120);
+  const fs::path in = write_fasta(reads, "partitions_naive.fa");
+  const auto truth = naive(reads, 31);
+  const Counted r = run(options(in, 31, 2));
+  std::string want;
+  std::vector<uint64_t> hist(102, 0);
+  for (const auto& [km, c] : truth) {
+    ++hist[std::min<uint64_t>(c, 101)];
+    if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
+  }
+  EXPECT_EQ(r.text, want);
+  EXPECT_EQ(r.result.histogram, hist);  // row 1 too: exact, not estimated
+  EXPECT_FALSE(r.result.singletons_estimated);
+  EXPECT_EQ(r.result.distinct, truth.size());
+  EXPECT_EQ(r.result.passes, 1u);
+}
+
+// A budget that leaves 1 MB of spool memory for some 5 MB of super-k-mers:
+// most of them go to a temporary file, and the output is the same.
+TEST(CountPartitions, SpillToTemporaryFilesGivesTheSameOutput) {
+  const auto reads = genome_reads(3, 200000, 40000, 150);
+  const fs::path in = write_fasta(reads, "partitions_spill.fa");
+  const fs::path tmp = empty_dir("partitions_spill_tmp");
+  for (bool one_pass : {false, true}) {
+    CountOptions o = options(in, 31, 2);
+    o.one_pass = one_pass;
+    o.tmp_dir = tmp.string();
+    const Counted memory = run(o);
+    EXPECT_EQ(memory.result.spool.disk_bytes, 0u);
+    o.max_memory = budget_with_1mb_spool(o);
+    const Counted disk = run(o);
+    EXPECT_GT(disk.result.spool.disk_bytes, uint64_t{3} << 20);
+    EXPECT_LE(disk.result.spool.memory_peak, uint64_t{1} << 20);
+    EXPECT_EQ(disk.text, memory.text) << "one_pass=" << one_pass;
+    EXPECT_EQ(disk.result.histogram, memory.result.histogram);
+    EXPECT_TRUE(fs::is_empty(tmp));
+  }
+}
+
+TEST(CountPartitions, FullTemporaryDirectoryIsAnOutputError) {
+  const auto reads = genome_reads(4, 200000, 40000, 150);
+  const fs::path in = write_fasta(reads, "partitions_full.fa");
+  const fs::path tmp = empty_dir("partitions_full_tmp");
+  CountOptions o = options(in, 31, 2);
+  o.tmp_dir = tmp.string();
+  o.max_memory = budget_with_1mb_spool(o);
+  o.tmp_disk_limit = 1u << 20;
+  try {
+    run(o);
+    FAIL() << "no error";
+  } catch (const OutputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(tmp.string() + ": no space left for temporary files"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("needed"), std::string::npos) << msg;
+  }
+  EXPECT_TRUE(fs::is_empty(tmp));
+}
+
+// Low-complexity reads put one minimizer's partition far above the mean;
+// its filter grows a chain and the counts stay exact.
+TEST(CountPartitions, SkewedPartitionStillCountsExactly) {
+  auto reads = genome_reads(5, 20000, 2000, 120);
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 3000; ++i) {
+    std::string r(120, 'A');
+    for (auto& c : r)
+      if (rng() % 30 == 0) c = "CGT"[rng() % 3];  // poly-A with scattered errors: many distinct k-mers
+    reads.push_back(r);
+  }
+  const fs::path in = write_fasta(reads, "partitions_skew.fa");
+  const auto truth = naive(reads, 31);
+  // Sized for a quarter of the distinct k-mers, as if from the genome's
+  // share alone: the poly-A partition's filter must grow.
+  CountOptions o = options(in, 31, 2);
+  o.expected_kmers = truth.size() / 4;
+  const Counted r = run(o);
+  std::string want;
+  for (const auto& [km, c] : truth)
+    if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
+  EXPECT_EQ(r.text, want);
+  EXPECT_EQ(r.result.distinct, truth.size());
+  EXPECT_GT(static_cast<double>(r.result.partitions.max_kmers), 5 * r.result.partitions.mean_kmers);
+  EXPECT_GT(r.result.bloom.layers.size(), 1u) << "the skewed partition's filter should have grown";
+}

@@ -1,0 +1,130 @@
+// Super-k-mers: every k-mer once, in order, with the minimizer of a brute
+// force scan; canonical k-mers meet the same minimizer on either strand; the
+// hash order spreads k-mers evenly over the partitions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kmerbloom/kmer/kmer.hpp"
+#include "kmerbloom/kmer/minimizer.hpp"
+#include "strings.hpp"
+
+using namespace kmerbloom;
+
+namespace {
+
+std::string random_seq(std::mt19937_64& rng, size_t n) {
+  std::string s(n, 'A');
+  for (auto& c : s) c = "ACGT"[rng() % 4];
+  return s;
+}
+
+// Minimizer of the k-mer at s[i, i+k), by scanning all its m-mers.
+uint64_t brute_minimizer(const std::string& s, size_t i, unsigned k, unsigned m, bool canonical) {
+  uint64_t best = ~uint64_t{0};
+  for (size_t j = i; j + m <= i + k; ++j) {
+    const std::string mm = s.substr(j, m);
+    const std::string key = canonical ? std::min(mm, kbtest::revcomp(mm)) : mm;
+    best = std::min(best, minimizer_hash(encode_kmer<uint64_t>(key)));
+  }
+  return best;
+}
+
+struct Piece {
+  size_t begin, length;
+  uint64_t minimizer;
+};
+
+std::vector<Piece> split(const std::string& s, unsigned k, unsigned m, bool canonical) {
+  SuperKmerSplitter sp(k, m, canonical);
+  std::vector<Piece> out;
+  sp.split(s, [&](size_t b, size_t len, uint64_t mz) { out.push_back({b, len, mz}); });
+  return out;
+}
+
+}  // namespace
+
+TEST(Minimizer, EveryKmerOnceInOrderWithItsMinimizer) {
+  std::mt19937_64 rng(7);
+  for (unsigned k : {1u, 3u, 11u, 12u, 21u, 31u, 40u, 63u}) {
+    const unsigned m = minimizer_length(k);
+    for (bool canonical : {true, false}) {
+      std::string s = random_seq(rng, 700);
+      s[100] = 'N';
+      s[101] = 'x';
+      s[400] = 'n';
+      const auto pieces = split(s, k, m, canonical);
+      // Rebuild the k-mers from the pieces: the same sequence as for_each_kmer's.
+      std::vector<uint64_t> want, got;
+      for_each_kmer(std::string_view(s), KmerShape<u128>(k, false), [&](u128 x) { want.push_back(uint64_t(x) ^ uint64_t(x >> 64) * 31); });
+      for (const Piece& p : pieces) {
+        ASSERT_GE(p.length, k);
+        ASSERT_LE(p.length, kMaxSuperKmerBases);
+        for (size_t i = p.begin; i + k <= p.begin + p.length; ++i) {
+          EXPECT_EQ(brute_minimizer(s, i, k, m, canonical), p.minimizer) << "k=" << k << " at " << i;
+          const u128 x = encode_kmer<u128>(s.substr(i, k));
+          got.push_back(uint64_t(x) ^ uint64_t(x >> 64) * 31);
+        }
+      }
+      EXPECT_EQ(got, want) << "k=" << k;
+    }
+  }
+}
+
+TEST(Minimizer, MaximalRunsAndLengthCap) {
+  std::mt19937_64 rng(8);
+  const std::string s = random_seq(rng, 5000);
+  const auto pieces = split(s, 31, 11, true);
+  for (size_t i = 1; i < pieces.size(); ++i) {
+    // Adjacent pieces have different minimizers unless the cap cut them.
+    ASSERT_EQ(pieces[i].begin, pieces[i - 1].begin + pieces[i - 1].length - 30);
+    EXPECT_TRUE(pieces[i].minimizer != pieces[i - 1].minimizer || pieces[i - 1].length == kMaxSuperKmerBases);
+  }
+  // A homopolymer keeps one minimizer: only the cap cuts it.
+  const auto poly = split(std::string(1000, 'A'), 31, 11, true);
+  ASSERT_GT(poly.size(), 1u);
+  EXPECT_EQ(poly[0].length, kMaxSuperKmerBases);
+  EXPECT_EQ(poly[0].minimizer, poly[1].minimizer);
+}
+
+TEST(Minimizer, BothStrandsGiveTheSamePartition) {
+  std::mt19937_64 rng(9);
+  const unsigned k = 31, m = 11;
+  const std::string s = random_seq(rng, 2000), r = kbtest::revcomp(s);
+  std::map<std::string, uint64_t> fw, rc;
+  auto collect = [&](const std::string& seq, std::map<std::string, uint64_t>& out) {
+    for (const Piece& p : split(seq, k, m, true))
+      for (size_t i = p.begin; i + k <= p.begin + p.length; ++i) {
+        const std::string km = seq.substr(i, k);
+        out[std::min(km, kbtest::revcomp(km))] = p.minimizer;
+      }
+  };
+  collect(s, fw);
+  collect(r, rc);
+  EXPECT_EQ(fw, rc);
+}
+
+// Hash order: partitions get even shares of the k-mers (random sequence,
+// 64 partitions: each within 15% of the mean), and low-complexity sequence
+// does not pile up in partition 0 as lexicographic order would put poly-A.
+TEST(Minimizer, PartitionsAreEven) {
+  std::mt19937_64 rng(10);
+  const uint32_t parts = 64;
+  std::vector<uint64_t> kmers(parts, 0);
+  SuperKmerSplitter sp(31, 11, true);
+  for (int i = 0; i < 2000; ++i) {
+    const std::string s = random_seq(rng, 1000);
+    sp.split(s, [&](size_t, size_t len, uint64_t mz) { kmers[minimizer_partition(mz, parts)] += len - 30; });
+  }
+  uint64_t total = 0;
+  for (const uint64_t n : kmers) total += n;
+  const double mean = static_cast<double>(total) / parts;
+  for (uint32_t p = 0; p < parts; ++p) {
+    EXPECT_GT(static_cast<double>(kmers[p]), 0.85 * mean) << "partition " << p;
+    EXPECT_LT(static_cast<double>(kmers[p]), 1.15 * mean) << "partition " << p;
+  }
+}

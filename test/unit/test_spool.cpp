@@ -1,0 +1,72 @@
+// Spool: memory within the budget, then an unlinked temporary file; a full
+// disk and an unusable directory are errors naming the directory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <numeric>
+#include <vector>
+
+#include "kmerbloom/count/spool.hpp"
+
+using namespace kmerbloom;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+std::vector<uint8_t> bytes(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  std::iota(v.begin(), v.end(), seed);
+  return v;
+}
+}  // namespace
+
+TEST(Spool, MemoryFirstThenAnUnlinkedFile) {
+  const fs::path dir = fresh_dir("spool_mem_disk");
+  Spool s({dir.string(), 1000});
+  std::vector<Spool::Block> blocks;
+  for (uint8_t i = 0; i < 10; ++i) blocks.push_back(s.put(bytes(300, i).data(), 300));
+  EXPECT_TRUE(blocks[0].in_memory());
+  EXPECT_TRUE(blocks[2].in_memory());
+  EXPECT_FALSE(blocks[3].in_memory());  // 4 x 300 > 1000
+  EXPECT_EQ(s.memory_bytes(), 900u);
+  EXPECT_EQ(s.disk_bytes(), 2100u);
+  EXPECT_TRUE(fs::is_empty(dir)) << "the temporary file must be unlinked at once";
+  for (uint8_t i = 0; i < 10; ++i) {
+    std::vector<uint8_t> out(300);
+    s.read(blocks[i], out.data());
+    EXPECT_EQ(out, bytes(300, i));
+    s.release(blocks[i]);
+  }
+  EXPECT_EQ(s.memory_bytes(), 0u);
+  EXPECT_EQ(s.memory_peak(), 900u);
+  // Released memory is budget again.
+  EXPECT_TRUE(s.put(bytes(300, 1).data(), 300).in_memory());
+}
+
+TEST(Spool, FullDiskIsAnErrorNamingTheDirectory) {
+  const fs::path dir = fresh_dir("spool_full");
+  Spool s({dir.string(), 0, 1000});
+  s.put(bytes(600, 0).data(), 600);
+  try {
+    s.put(bytes(600, 0).data(), 600);
+    FAIL() << "no error";
+  } catch (const SpoolError& e) {
+    EXPECT_TRUE(e.disk_full());
+    EXPECT_EQ(e.written(), 1000u);
+    EXPECT_NE(std::string(e.what()).find(dir.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--tmp-dir"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+TEST(Spool, MissingDirectoryIsAnError) {
+  Spool s({"/nonexistent/kmerbloom-spool-dir", 0});
+  EXPECT_THROW(s.put("abc", 3), SpoolError);
+  Spool m({"/nonexistent/kmerbloom-spool-dir", 100});
+  EXPECT_NO_THROW(m.put("abc", 3));  // memory only: the directory is never needed
+}
