@@ -22,9 +22,8 @@ struct ReportArgs {
   std::string plot;
 };
 
-int run_report(const ReportArgs& a) {
-  if (a.output.empty() && a.plot.empty())
-    throw std::invalid_argument("report: nothing to write; give -o report.html and/or --plot spectrum.svg");
+int run_report(ReportArgs a) {
+  if (a.output.empty() && a.plot.empty()) a.output = "-";  // like every output of kmerbloom: stdout by default
   check_output_paths({{"input", a.stats}, {"--histo", a.histo}}, {{"-o", a.output}, {"--plot", a.plot}});
   const nlohmann::json stats = read_stats_file(a.stats);
 
@@ -63,7 +62,7 @@ int run_report(const ReportArgs& a) {
 Action setup_report(CLI::App& sub) {
   auto a = std::make_shared<ReportArgs>();
   sub.add_option("stats", a->stats, "Statistics JSON written by kmerbloom count --stats (- reads stdin)")->required();
-  sub.add_option("-o,--output", a->output, "Write the self-contained HTML report here (- is stdout)");
+  sub.add_option("-o,--output", a->output, "Write the self-contained HTML report here (default: stdout, unless --plot alone is asked)");
   sub.add_option("--histo", a->histo,
                  "Histogram in jellyfish histo form (COUNT FREQUENCY lines), instead of the one in the statistics");
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot alone as SVG");

@@ -53,7 +53,8 @@ fi
 same "--histo gives the same report as the embedded rows" "$T/from-histo.html" "$H"
 
 # Errors: exit codes and messages.
-expect_fail "no output asked" 2 "nothing to write" -- "$KB" report "$T/ex.json"
+"$KB" report "$T/ex.json" -q > "$T/stdout.html" || bad "report without -o failed"
+same "report without -o or --plot writes the page to stdout" "$T/stdout.html" "$H"
 expect_fail "missing statistics" 3 "missing.json" -- "$KB" report "$T/missing.json" -o "$T/x.html"
 echo '{"reads": ' > "$T/broken.json"
 expect_fail "malformed statistics" 3 "not JSON" -- "$KB" report "$T/broken.json" -o "$T/x.html"

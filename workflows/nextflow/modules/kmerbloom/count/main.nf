@@ -34,6 +34,7 @@ process KMERBLOOM_COUNT {
         -o ${prefix}.solid.tsv.gz \\
         --histo ${prefix}_jf.hist \\
         --stats ${prefix}.stats.json \\
+        --sample ${prefix} \\
         $reads
 
     cat <<-END_VERSIONS > versions.yml
