@@ -55,12 +55,12 @@ head -c -10 "$T/ex.kff" > "$T/cut.kff"
 expect_fail "a truncated KFF is an input error naming the file" 3 "error: .*cut.kff: byte [0-9]+.*truncated" -- \
   "$KB" merge-counts "$T/cut.kff" -o "$T/cut.tsv"
 check "... and leaves no output behind" test ! -e "$T/cut.tsv"
-expect_fail "filter --solid: a KFF of another k says which" 3 "ex.kff: .*KFF k = 31, but -k is 25" -- \
+expect_fail "filter --solid: a KFF of another k says which" 3 "ex.kff: byte [0-9]+ \(section 'r' at byte [0-9]+\): k-mer of length 31, but -k is 25" -- \
   "$KB" filter "$EX" -k 25 --drop-weak --solid "$T/ex.kff" -o "$T/f25.fq"
 check "... and leaves no output behind" test ! -e "$T/f25.fq"
-expect_fail "query --kmers: a KFF of another k says which" 3 "KFF k = 5, the filter's k is 31" -- \
+expect_fail "query --kmers: a KFF of another k says which" 3 "k5.kff: byte [0-9]+.*k-mer of 5 bases, the filter's k is 31" -- \
   "$KB" query "$T/ex.kbf" --kmers "$T/k5.kff" -o "$T/q5.tsv"
-expect_fail "merge-counts: files of different k" 3 "k5.kff: .*KFF k = 5, the first file has k = 31" -- \
+expect_fail "merge-counts: files of different k" 3 "k5.kff: k-mer of 5 bases, the first has 31" -- \
   "$KB" merge-counts "$T/ex.kff" "$T/k5.kff" -o "$T/mixed.tsv"
 # Header: KFF 1.0, encoding 0x00 (every base code 0), unique, canonical, no free block.
 printf 'KFF\001\000\000\001\001\000\000\000\000KFF' > "$T/enc.kff"
