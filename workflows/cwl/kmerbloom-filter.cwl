@@ -66,8 +66,8 @@ inputs:
     default: false
     inputBinding: {prefix: --trim-weak}
   min_count:
-    type: int
-    default: 2
+    type: int?
+    doc: weak k-mers occur fewer times than this (default 2); only with drop_weak or trim_weak
     inputBinding: {prefix: --min-count}
   threads:
     type: int
