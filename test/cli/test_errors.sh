@@ -141,13 +141,13 @@ for sig in TERM INT; do
   "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -v -o "$T/sig.tsv" --histo "$T/sig.histo" \
     2> "$T/sig.err" &
   pid=$!
-  until grep -q '^.*pass 1: counting' "$T/sig.err" || ! kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
+  until grep -q '^.*pass 1: reading' "$T/sig.err" || ! kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
   kill -s "$sig" "$pid" 2> /dev/null || true
   rc=0; wait "$pid" || rc=$?
   want=$((128 + $(kill -l "$sig")))
   check "SIG$sig: exit $want (got $rc)" test "$rc" -eq "$want"
   check "SIG$sig: sent while counting (pass 1 started, not ended)" \
-    test "$(grep -c 'pass 1: counting' "$T/sig.err")" -eq 1 -a "$(grep -c 'pass 1: [0-9]' "$T/sig.err")" -eq 0
+    test "$(grep -c 'pass 1: reading' "$T/sig.err")" -eq 1 -a "$(grep -c 'pass 1: [0-9]' "$T/sig.err")" -eq 0
   check "SIG$sig: no output and no temporary file left" test -z "$(ls "$T" | grep -E 'sig\.(tsv|histo)|kmerbloom-tmp')"
 done
 finish
