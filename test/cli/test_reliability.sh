@@ -205,10 +205,9 @@ identical "estimate: -t 3 like -t 1" "$T/est-1.tsv" "$T/est-3.tsv"
 
 # ------------------------------------------------------- memory budget
 # count -M X: the run is planned to fit X, or refused (exit 5) saying what it
-# needs; the measured peak resident set (sizing pass included) stays within X
-# plus the 16 MB the README states. The budget is the tightest the plan
-# accepts (what a refusal says it needs), not a comfortable one: the peak
-# check then tests the plan, and a run that ignores -M is not refused.
+# needs; the measured peak resident set stays within X plus the 16 MB the
+# README states, on an input whose unlimited peak is above that. The budget
+# is the tightest the plan accepts (what a refusal says it needs).
 # filter -M X caps the sketch: with --expected far above the input the
 # sketch alone would take 213 MB, so the run without -M peaks well above the
 # budget, and with it the sketch (statistics) and the measured peak stay
@@ -222,18 +221,28 @@ else
     /usr/bin/time -f %M -o "$T/rss" "$@" > /dev/null || { echo "-1"; return; }
     echo $(($(tail -1 "$T/rss") / 1024))
   }
-  for t in 1 2 6; do
+  # count: 200,000 reads whose 2-bit partitions (about 27 MB) stay in memory
+  # without -M, so the unlimited peak is above the smallest budget plus 16 MB;
+  # at that budget they go to temporary files and the peak must stay within it.
+  # (One thread: the buffers planned for more threads leave no room below the
+  # unlimited peak on an input this small.)
+  python3 "$SRC/test/cli/simreads.py" --genome 1000000 --reads 200000 --seed 3 > "$T/mem.fq"
+  for t in 1; do
     rc=0
     rm -f "$T/m.tsv"
-    "$KB" count "$T/reads.fq.gz" -t "$t" -M $((9 * t + 4))M -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
-    need=$(sed -n 's/.*distinct k-mers need \([0-9]*\) MB.*/\1/p' "$T/m.err")
-    check "-M $((9 * t + 4))M -t $t: below the plan, refused with exit 5 saying what it needs (${need:-?} MB)" \
+    "$KB" count "$T/mem.fq" -t "$t" -M 1M -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
+    need=$(sed -n 's/.*alone need \([0-9]*\) MB.*/\1/p' "$T/m.err")
+    check "-M 1M -t $t: refused with exit 5 saying what it needs (${need:-?} MB), nothing written" \
       test "$rc" -eq 5 -a -n "$need" -a ! -e "$T/m.tsv"
     [ -n "$need" ] || continue
-    capped=$(peak_mb "$KB" count "$T/reads.fq.gz" -t "$t" -M "${need}M" -o "$T/m.tsv" -q)
+    free=$(peak_mb "$KB" count "$T/mem.fq" -t "$t" -o "$T/free.tsv" -q)
+    check "count -t $t without -M: peak $free MB, above $need + 16 MB (else the next check proves nothing)" \
+      test "$free" -gt $((need + 16))
+    capped=$(peak_mb "$KB" count "$T/mem.fq" -t "$t" -M "${need}M" -o "$T/m.tsv" --stats "$T/m.json" --no-multiqc -q)
     check "-M ${need}M -t $t (the need it stated): runs, peak $capped MB <= $need + 16 MB" \
       test "$capped" -ge 0 -a "$capped" -le $((need + 16))
-    identical "-M ${need}M -t $t: same k-mers" "$T/det-1.tsv" "$T/m.tsv"
+    check "-M ${need}M -t $t: the partitions went to temporary files" grep -Eq '"disk_bytes_written": [1-9]' "$T/m.json"
+    identical "-M ${need}M -t $t: same k-mers as without -M" "$T/free.tsv" "$T/m.tsv"
   done
   base=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 100000 -o "$T/f0.fq" -q)
   free=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 20000000 -o "$T/f1.fq" -q)
@@ -250,7 +259,7 @@ rc=0
 "$KB" count "$T/reads.fq" -t 4 -M 30M -v -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
 check "-M 30M -t 4: refused with exit 5 (got $rc)" test "$rc" -eq 5
 check "-M 30M -t 4: says what it needs" grep -q 'cannot count in 30 MB.*need' "$T/m.err"
-check "-M 30M -t 4: refused before the sizing pass reads the input" test -z "$(grep 'sizing' "$T/m.err")"
+check "-M 30M -t 4: refused before the input is read" test -z "$(grep 'pass 1' "$T/m.err")"
 
 # ----------------------------------------------------------------- | head
 # When stdout's reader stops early, the outputs that go to files are still
