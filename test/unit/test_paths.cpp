@@ -11,26 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "kmerbloom/io/paths.hpp"
 
 namespace kmerbloom {
 namespace {
 
-class PathsTest : public ::testing::Test {
- public:
-  void SetUp() override {
-    std::string tmpl = ::testing::TempDir() + "kmerbloom_paths_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path(name), std::ios::binary) << bytes;
-    return path(name);
-  }
-  std::string dir_;
-};
+class PathsTest : public TempDirTest {};
 
 // The message of the std::invalid_argument check_output_paths throws, or "".
 std::string refusal(const std::vector<NamedPath>& in, const std::vector<NamedPath>& out) {
