@@ -49,7 +49,7 @@ Action setup_build(CLI::App& sub) {
       "built on all of them, bit for bit. Without --expected the filter is sized from the data (one more pass; "
       "a filter that grows on stdin).");
   sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
   sub.add_option("-o,--output", a->output, "Filter file to write (.kbf)")->required();
   sub.add_option("-c,--min-count", a->opt.min_count,
                  "Only k-mers seen at least this often (>= 2: counted exactly first, as count does)")

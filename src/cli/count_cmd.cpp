@@ -281,7 +281,7 @@ Action setup_count(CLI::App& sub) {
   auto a = std::make_shared<CountArgs>();
   a->opt.threads = default_threads();
   sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
   sub.add_option("-o,--output", a->output, "Solid k-mers; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
   sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")

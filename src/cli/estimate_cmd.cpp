@@ -119,7 +119,7 @@ Action setup_estimate(CLI::App& sub) {
   auto a = std::make_shared<EstimateArgs>();
   a->opt.threads = default_threads();
   sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
   sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   sub.add_option("-o,--output", a->output, "Estimate table (F1, F0, f1..fN) or JSON; - is stdout")

@@ -164,7 +164,7 @@ Action setup_filter(CLI::App& sub) {
   sub.add_option("inputs", a->opt.inputs,
                  "FASTA/FASTQ files (plain, gzip or BGZF; - reads stdin); R1 R2 with -O")
       ->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 63")->capture_default_str();
+  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
   sub.add_option("-o,--output", a->output,
                  "Kept reads (mate 1 with -O); - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();

@@ -93,6 +93,6 @@ expect_fail "-M with a bad size is a usage error" 2 "max-memory" -- "$KB" count 
 
 # k range.
 expect_fail "k = 0 is a usage error" 2 "k" -- "$KB" count "$EX" -k 0 -o "$T/x"
-expect_fail "k = 64 is a usage error" 2 "k" -- "$KB" count "$EX" -k 64 -o "$T/x"
+expect_fail "k = 256 is a usage error naming the range" 2 "1 and 255" -- "$KB" count "$EX" -k 256 -o "$T/x"
 check "usage error leaves no output" test ! -e "$T/x"
 finish

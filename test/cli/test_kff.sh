@@ -24,7 +24,7 @@ same "count -o - --format kff writes the same bytes to stdout" "$T/ex.kff" "$T/s
 "$KB" merge-counts - -o "$T/stdin.tsv" -q < "$T/ex.tsv"
 same "merge-counts still reads TSV on stdin" "$T/ex.tsv" "$T/stdin.tsv"
 
-for k in 1 4 5 32 63; do
+for k in 1 4 5 32 63 64 127 128; do
   "$KB" count "$EX" -k $k -c 1 -t 2 -q -o "$T/k$k.tsv"
   "$KB" count "$EX" -k $k -c 1 -t 2 -q -o "$T/k$k.kff" --format kff
   "$KB" merge-counts "$T/k$k.kff" -o "$T/k$k.back.tsv" -q
@@ -44,6 +44,13 @@ same "merge-counts reads a gzip KFF" "$T/ex.tsv" "$T/gz.tsv"
 "$KB" filter "$EX" -k 31 --drop-weak --no-normalize -c 3 --solid "$T/ex.kff" -o "$T/f.kff.fq" -t 2 -q
 same "filter --solid takes KFF as it takes TSV" "$T/f.tsv.fq" "$T/f.kff.fq"
 check "... and drops reads" test "$(wc -l < "$T/f.kff.fq")" -lt "$(zcat "$EX" | wc -l)"
+"$KB" count "$EX" -k 127 -t 2 -q -o "$T/s127.tsv"
+"$KB" count "$EX" -k 127 -t 2 -q -o "$T/s127.kff" --format kff
+"$KB" filter "$EX" -k 127 --drop-weak --no-normalize --solid "$T/s127.tsv" -o "$T/f127.tsv.fq" -t 2 -q
+"$KB" filter "$EX" -k 127 --drop-weak --no-normalize --solid "$T/s127.kff" -o "$T/f127.kff.fq" -t 2 -q
+same "k = 127: filter --solid takes KFF as it takes TSV" "$T/f127.tsv.fq" "$T/f127.kff.fq"
+check "... keeps some reads and drops others" eval \
+  "test \$(wc -l < '$T/f127.kff.fq') -gt 0 && test \$(wc -l < '$T/f127.kff.fq') -lt \$(zcat '$EX' | wc -l)"
 
 "$KB" build "$EX" -k 31 -c 3 -o "$T/ex.kbf" -q
 "$KB" query "$T/ex.kbf" --kmers "$T/ex.tsv" -o "$T/q.tsv.tsv" -q
@@ -85,7 +92,7 @@ dump "$T/ex.kff" "$T/dump.txt"
 same "kmc_tools dumps kmerbloom's KFF as kmerbloom's TSV" "$T/ex.tsv" "$T/dump.txt"
 dump "$T/ex.kff" "$T/dump-s.txt" -s
 same "... sorted dump too" "$T/ex.tsv" "$T/dump-s.txt"
-for k in 1 5 32 63; do
+for k in 1 5 32 63 64 127 128; do
   dump "$T/k$k.kff" "$T/dump$k.txt"
   same "kmc_tools dumps kmerbloom's KFF of k = $k as the TSV" "$T/k$k.tsv" "$T/dump$k.txt"
 done

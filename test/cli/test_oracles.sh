@@ -5,7 +5,8 @@
 # counts, and the histogram with its overflow row (row H+1 holds every k-mer
 # seen more than H times) at a small --histo-max. On the bundled example (one
 # batch) and on simulated reads with errors (many batches, so the threads share
-# the work), for k = 31 (one 64-bit word) and k = 45 (two).
+# the work), for k = 31 (one 64-bit word) and k = 45 (two); on long reads for
+# k = 64 and 127 (four words), 128 and 255 (eight), against KMC.
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 EX=$SRC/data/example.fq.gz
@@ -76,4 +77,33 @@ check "--one-pass: every KMC solid k-mer is reported" \
 check "--one-pass: counts equal KMC's but for at most 1% of the k-mers, one too high" \
   awk -F'\t' '$2 != $3 && $2 != $3 + 1 { exit 1 } $2 != $3 { d++ } END { exit !(d <= NR / 100) }' \
   <(join -t "$(printf '\t')" "$T/one.tsv" "$T/sim.31.solid.kmc.tsv")
+
+# Long k (KMC takes k <= 256): 300-base reads, so that even 255-mers repeat;
+# even k has palindromes, which canonical counting must count once.
+python3 "$HERE/simreads.py" --genome 100000 --reads 12000 --length 300 --seed 5 --error-rate 0.002 --n-every 40 \
+  > "$T/long.fq"
+for k in 64 127 128 255; do
+  tag="long reads k=$k"
+  kmc_dump "long.$k.solid" "$T/long.fq" "$k" 2 || continue
+  nonempty "$tag: KMC -ci2" "$T/long.$k.solid.kmc.tsv" 20000
+  "$KB" count "$T/long.fq" -k "$k" -t 2 -o "$T/kb.tsv" --histo "$T/kb.histo" -q
+  same "$tag: count equals kmc -ci2, k-mer for k-mer" "$T/kb.tsv" "$T/long.$k.solid.kmc.tsv"
+  "$KB" count "$T/long.fq" -k "$k" -t 1 -M 22M -o "$T/kb-m.tsv" --stats "$T/kb-m.json" --no-multiqc -q
+  written=$(grep -Eo '"disk_bytes_written": *[0-9]+' "$T/kb-m.json" | grep -Eo '[0-9]+$')
+  check "$tag: -M 22M -t 1 spills partitions to disk ($written bytes)" test "${written:-0}" -gt 100000
+  same "$tag: ... and counts the same" "$T/kb-m.tsv" "$T/long.$k.solid.kmc.tsv"
+  case $k in 64 | 128) continue ;; esac
+  # estimate (exact on an input this small): F0 and f1..f10 from KMC -ci1.
+  kmc_dump "long.$k.all" "$T/long.fq" "$k" 1 || continue
+  { echo "F0 $(wc -l < "$T/long.$k.all.kmc.tsv")"
+    awk -F'\t' '$2 <= 10 { f[$2]++ } END { for (i = 1; i <= 10; i++) print "f" i, f[i] + 0 }' "$T/long.$k.all.kmc.tsv"; } > "$T/want.est"
+  "$KB" estimate "$T/long.fq" -k "$k" -t 2 -q | awk '$1 != "F1" { print $1, $2 }' > "$T/est"
+  same "$tag: estimate's F0 and f1..f10 equal KMC's" "$T/est" "$T/want.est"
+  # build every k-mer into a filter, query the same reads: every k-mer found.
+  "$KB" build "$T/long.fq" -k "$k" -c 1 -o "$T/long.kbf" -q
+  "$KB" query "$T/long.kbf" "$T/long.fq" -o "$T/long.q" -q
+  check "$tag: query finds every k-mer build put in ($(awk 'NR > 1 && $2 != $3' "$T/long.q" | wc -l) reads short)" \
+    test -z "$(awk 'NR > 1 && $2 != $3' "$T/long.q")"
+  check "$tag: ... on reads that have k-mers" test "$(awk 'NR > 1 && $2 > 0' "$T/long.q" | wc -l)" -gt 10000
+done
 finish

@@ -25,6 +25,18 @@ TEST(CountPlan, PartitionsFollowTheInputSizeNotTheThreadsOrBudget) {
   EXPECT_EQ(plan_count(opts(1, 0), {uint64_t{1} << 40}).partitions, 4096u);
 }
 
+// A slot holds the key's words and a 32-bit count: wider keys, more
+// partitions, so that one partition's table keeps its size.
+TEST(CountPlan, PartitionsGrowWithTheKeyWidth) {
+  const uint64_t mb400 = uint64_t{400} << 20;
+  for (auto [k, factor] : {std::pair{31u, 1u}, {32u, 2u}, {63u, 2u}, {64u, 3u}, {127u, 3u}, {128u, 6u}, {255u, 6u}}) {
+    CountOptions o = opts(1, 0);
+    o.k = k;
+    EXPECT_EQ(plan_count(o, {mb400}).partitions, 400u * factor) << "k=" << k;
+    EXPECT_EQ(plan_count(o, {0}).partitions, 256u * factor) << "k=" << k;
+  }
+}
+
 TEST(CountPlan, SpoolMemoryIsTheBudgetLeftOver) {
   const CountPlan free_run = plan_count(opts(2, 0), {uint64_t{400} << 20});
   EXPECT_EQ(free_run.spool_memory, kDefaultSpoolMemory);

@@ -16,8 +16,8 @@ namespace kmerbloom {
 namespace {
 
 // Keys shaped like k-mers: 62 bits for uint64_t, 126 bits for u128, with
-// many keys sharing their high word (the 128-bit claim protocol must compare
-// both words).
+// many keys sharing their high word (the multi-word claim protocol must
+// compare every word).
 template <class W>
 std::vector<W> make_keys(size_t distinct, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -25,8 +25,11 @@ std::vector<W> make_keys(size_t distinct, uint64_t seed) {
   for (auto& k : keys) {
     if constexpr (sizeof(W) == 8) {
       k = rng() >> 2;
-    } else {
+    } else if constexpr (sizeof(W) == 16) {
       k = (static_cast<u128>(rng() % 64) << 64) | rng();  // few high words
+    } else {  // Words<N>: few high and middle words, so the claim compares them all
+      for (auto& word : k.w) word = rng() % 4;
+      k.w[0] = rng();
     }
   }
   std::sort(keys.begin(), keys.end());
@@ -36,7 +39,7 @@ std::vector<W> make_keys(size_t distinct, uint64_t seed) {
 
 template <class W>
 class CountTableTest : public ::testing::Test {};
-using Widths = ::testing::Types<uint64_t, u128>;
+using Widths = ::testing::Types<uint64_t, u128, Words<4>, Words<8>>;
 TYPED_TEST_SUITE(CountTableTest, Widths);
 
 TYPED_TEST(CountTableTest, CountsMatchAMapThroughGrowth) {

@@ -81,6 +81,14 @@ TEST(Kmer, ReverseComplementProperties) {
     const std::string s = random_seq(rng, k, false);
     EXPECT_EQ(decode_kmer(reverse_complement(encode_kmer<u128>(s), k), k), revcomp_string(s));
   }
+  for (unsigned k : {64u, 65u, 127u}) {
+    const std::string s = random_seq(rng, k, false);
+    EXPECT_EQ(decode_kmer(reverse_complement(encode_kmer<Words<4>>(s), k), k), revcomp_string(s)) << k;
+  }
+  for (unsigned k : {128u, 129u, 200u, 255u}) {
+    const std::string s = random_seq(rng, k, false);
+    EXPECT_EQ(decode_kmer(reverse_complement(encode_kmer<Words<8>>(s), k), k), revcomp_string(s)) << k;
+  }
 }
 
 TEST(Kmer, NumericOrderIsLexicographic) {
@@ -88,6 +96,9 @@ TEST(Kmer, NumericOrderIsLexicographic) {
   for (int i = 0; i < 1000; ++i) {
     const std::string a = random_seq(rng, 21, false), b = random_seq(rng, 21, false);
     EXPECT_EQ(a < b, encode_kmer<uint64_t>(a) < encode_kmer<uint64_t>(b));
+    const std::string c = random_seq(rng, 255, false), d = c.substr(0, 100) + random_seq(rng, 155, false);
+    EXPECT_EQ(c < d, encode_kmer<Words<8>>(c) < encode_kmer<Words<8>>(d));
+    EXPECT_EQ(c == d, encode_kmer<Words<8>>(c) == encode_kmer<Words<8>>(d));
   }
 }
 
@@ -98,10 +109,17 @@ TEST(Kmer, RollingMatchesOracleForEveryK) {
       for (bool noisy : {false, true}) {
         const std::string seq = random_seq(rng, 300, noisy);
         const auto want = oracle_kmers(seq, k, canonical);
+        // Every word type wide enough for k.
         if (k <= kMaxSmallK) {
           EXPECT_EQ(extracted<uint64_t>(seq, k, canonical), want) << "k=" << k;
         }
-        EXPECT_EQ(extracted<u128>(seq, k, canonical), want) << "k=" << k;
+        if (k <= 63) {
+          EXPECT_EQ(extracted<u128>(seq, k, canonical), want) << "k=" << k;
+        }
+        if (k <= 127) {
+          EXPECT_EQ(extracted<Words<4>>(seq, k, canonical), want) << "k=" << k;
+        }
+        EXPECT_EQ(extracted<Words<8>>(seq, k, canonical), want) << "k=" << k;
       }
     }
   }
@@ -117,6 +135,11 @@ TEST(Kmer, NonBasesBreakTheWindow) {
 TEST(Kmer, DispatchPicksTheWordOnce) {
   EXPECT_EQ(dispatch_kmer_width(31, []<class W>() { return sizeof(W); }), 8u);
   EXPECT_EQ(dispatch_kmer_width(32, []<class W>() { return sizeof(W); }), 16u);
+  EXPECT_EQ(dispatch_kmer_width(63, []<class W>() { return sizeof(W); }), 16u);
+  EXPECT_EQ(dispatch_kmer_width(64, []<class W>() { return sizeof(W); }), 32u);
+  EXPECT_EQ(dispatch_kmer_width(127, []<class W>() { return sizeof(W); }), 32u);
+  EXPECT_EQ(dispatch_kmer_width(128, []<class W>() { return sizeof(W); }), 64u);
+  EXPECT_EQ(dispatch_kmer_width(255, []<class W>() { return sizeof(W); }), 64u);
   EXPECT_THROW(dispatch_kmer_width(0, []<class W>() { return 0; }), std::invalid_argument);
-  EXPECT_THROW(dispatch_kmer_width(64, []<class W>() { return 0; }), std::invalid_argument);
+  EXPECT_THROW(dispatch_kmer_width(256, []<class W>() { return 0; }), std::invalid_argument);
 }

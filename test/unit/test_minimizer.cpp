@@ -63,7 +63,7 @@ TEST(Minimizer, EveryKmerOnceInOrderWithItsMinimizer) {
       for_each_kmer(std::string_view(s), KmerShape<u128>(k, false), [&](u128 x) { want.push_back(uint64_t(x) ^ uint64_t(x >> 64) * 31); });
       for (const Piece& p : pieces) {
         ASSERT_GE(p.length, k);
-        ASSERT_LE(p.length, kMaxSuperKmerBases);
+        ASSERT_LE(p.length, k - 1 + kMaxSuperKmerKmers);
         for (size_t i = p.begin; i + k <= p.begin + p.length; ++i) {
           EXPECT_EQ(brute_minimizer(s, i, k, m, canonical), p.minimizer) << "k=" << k << " at " << i;
           const u128 x = encode_kmer<u128>(s.substr(i, k));
@@ -82,12 +82,12 @@ TEST(Minimizer, MaximalRunsAndLengthCap) {
   for (size_t i = 1; i < pieces.size(); ++i) {
     // Adjacent pieces have different minimizers unless the cap cut them.
     ASSERT_EQ(pieces[i].begin, pieces[i - 1].begin + pieces[i - 1].length - 30);
-    EXPECT_TRUE(pieces[i].minimizer != pieces[i - 1].minimizer || pieces[i - 1].length == kMaxSuperKmerBases);
+    EXPECT_TRUE(pieces[i].minimizer != pieces[i - 1].minimizer || pieces[i - 1].length == 30 + kMaxSuperKmerKmers);
   }
   // A homopolymer keeps one minimizer: only the cap cuts it.
   const auto poly = split(std::string(1000, 'A'), 31, 11, true);
   ASSERT_GT(poly.size(), 1u);
-  EXPECT_EQ(poly[0].length, kMaxSuperKmerBases);
+  EXPECT_EQ(poly[0].length, 30 + kMaxSuperKmerKmers);
   EXPECT_EQ(poly[0].minimizer, poly[1].minimizer);
 }
 

@@ -10,10 +10,10 @@
 // of keys it never grows when the estimate was right.
 //
 // Keys are stored as 64-bit words: one per slot for k <= 31 (the all-ones
-// word is the empty marker, which no k-mer equals), two for 128-bit keys
-// (low word, then high word; the top two bits of a k-mer's high word are
-// zero, so an all-ones high word marks an empty slot and all-ones minus one
-// a slot being written).
+// word is the empty marker, which no k-mer equals), two, four or eight for
+// wider keys (low word first, high word last; the top two bits of a k-mer's
+// high word are zero, so an all-ones high word marks an empty slot and
+// all-ones minus one a slot being written).
 //
 // Thread safety. Lookups (find), inserts (insert) and count updates
 // (add_count) are lock-free and may run concurrently from any threads: a
@@ -46,7 +46,7 @@ namespace kmerbloom {
 
 template <class W>
 class CountTable {
-  static_assert(std::is_same_v<W, uint64_t> || std::is_same_v<W, u128>);
+  static_assert(sizeof(W) % 8 == 0 && std::is_trivially_copyable_v<W>);
 
  public:
   static constexpr unsigned kWords = sizeof(W) / 8;  // 64-bit words per key
@@ -239,14 +239,7 @@ class CountTable {
     return std::max(kMinSlots, static_cast<uint64_t>(static_cast<double>(keys) / kMaxLoad) + 1);
   }
   static bool is_empty_word(uint64_t w) { return w == kEmptyWord; }
-  static unsigned bit_width(W x) {
-    if constexpr (kWords == 1) {
-      return static_cast<unsigned>(std::bit_width(x));
-    } else {
-      const auto hi = static_cast<uint64_t>(x >> 64);
-      return static_cast<unsigned>(hi ? 64 + std::bit_width(hi) : std::bit_width(static_cast<uint64_t>(x)));
-    }
-  }
+  static unsigned bit_width(W x) { return word_bit_width(x); }
 
   // A table of exactly `slots` slots, all empty.
   struct Slots {
@@ -266,22 +259,22 @@ class CountTable {
   // The word that marks a slot empty, busy or taken.
   uint64_t& hi_ref(uint64_t i) const { return keys_[i * kWords + kWords - 1]; }
   uint64_t hi_word(uint64_t i) const { return std::atomic_ref<uint64_t>(hi_ref(i)).load(std::memory_order_acquire); }
+  // A key's words, low first (the layout of W on a little-endian machine).
+  static uint64_t word_of(const W& key, unsigned j) {
+    uint64_t x;
+    std::memcpy(&x, reinterpret_cast<const char*>(&key) + 8 * j, 8);
+    return x;
+  }
   W key_at(uint64_t i) const {
-    if constexpr (kWords == 1) return keys_[i];
-    else return (static_cast<u128>(keys_[2 * i + 1]) << 64) | keys_[2 * i];
+    W key;
+    std::memcpy(static_cast<void*>(&key), keys_.get() + i * kWords, sizeof(W));
+    return key;
   }
-  void set_key(uint64_t i, W key) {
-    if constexpr (kWords == 1) {
-      keys_[i] = key;
-    } else {
-      keys_[2 * i] = static_cast<uint64_t>(key);
-      keys_[2 * i + 1] = static_cast<uint64_t>(key >> 64);
-    }
-  }
+  void set_key(uint64_t i, W key) { std::memcpy(keys_.get() + i * kWords, &key, sizeof(W)); }
 
   Probe probe(uint64_t i, W key) const {
     uint64_t hi = hi_word(i);
-    if constexpr (kWords == 2) {
+    if constexpr (kWords > 1) {
       while (hi == kBusyWord) {  // another thread is writing this slot's key
         __builtin_ia32_pause();
         hi = hi_word(i);
@@ -291,10 +284,12 @@ class CountTable {
     if constexpr (kWords == 1) {
       return hi == key ? Probe::match : Probe::other;
     } else {
-      if (hi != static_cast<uint64_t>(key >> 64)) return Probe::other;
+      if (hi != word_of(key, kWords - 1)) return Probe::other;
       // Written before the high word was published (acquired above).
-      const uint64_t lo = std::atomic_ref<uint64_t>(keys_[2 * i]).load(std::memory_order_relaxed);
-      return lo == static_cast<uint64_t>(key) ? Probe::match : Probe::other;
+      for (unsigned j = 0; j + 1 < kWords; ++j)
+        if (std::atomic_ref<uint64_t>(keys_[i * kWords + j]).load(std::memory_order_relaxed) != word_of(key, j))
+          return Probe::other;
+      return Probe::match;
     }
   }
 
@@ -307,8 +302,9 @@ class CountTable {
     } else {
       if (!hi.compare_exchange_strong(expected, kBusyWord, std::memory_order_acquire, std::memory_order_relaxed))
         return false;
-      std::atomic_ref<uint64_t>(keys_[2 * i]).store(static_cast<uint64_t>(key), std::memory_order_relaxed);
-      hi.store(static_cast<uint64_t>(key >> 64), std::memory_order_release);
+      for (unsigned j = 0; j + 1 < kWords; ++j)
+        std::atomic_ref<uint64_t>(keys_[i * kWords + j]).store(word_of(key, j), std::memory_order_relaxed);
+      hi.store(word_of(key, kWords - 1), std::memory_order_release);
       return true;
     }
   }

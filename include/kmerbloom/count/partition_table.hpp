@@ -3,7 +3,7 @@
 // Open addressing, linear probing from the top bits of hash_kmer(key), keys
 // and 32-bit counts in parallel arrays, capacity a power of two, at most 70%
 // full (it doubles past that). The all-ones word is the empty marker: no
-// k-mer (k <= 31 in 64 bits, k <= 63 in 128) has its top two bits set.
+// k-mer (at most 32 bases a 64-bit word, less one) has its top two bits set.
 // Sized for one partition it stays within a core's L2 cache, so it needs no
 // prefetching and no atomics. Counts saturate at 2^32 - 1.
 //

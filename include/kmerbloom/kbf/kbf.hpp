@@ -51,7 +51,7 @@ struct FilterHooks {
 
 struct BuildOptions {
   std::vector<std::string> inputs;  // FASTA/FASTQ paths, "-" for stdin
-  unsigned k = 31;                  // 1..63
+  unsigned k = 31;                  // 1..255
   bool canonical = true;
   // 1: every k-mer of the input. >= 2: only the k-mers seen at least this
   // often, counted exactly first by count_kmers() (two passes over files).
@@ -108,7 +108,7 @@ BuildResult build_filter(const BuildOptions& options, const FilterHooks& hooks =
 
 // load_filter() for a filter used as input: a damaged or unreadable file
 // throws InputError, a filter whose hash this build does not compute
-// (name other than kKmerHashName, or k out of 1..63) throws FilterMismatch.
+// (name other than kKmerHashName, or k out of 1..255) throws FilterMismatch.
 LoadedFilter open_filter(const std::string& path, const LoadLimits& limits = {});
 // save_filter() whose failures throw OutputError.
 void write_filter(const std::string& path, const LoadedFilter& filter);

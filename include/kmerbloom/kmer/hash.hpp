@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "kmerbloom/kmer/words.hpp"
+
 namespace kmerbloom {
 
 __extension__ typedef unsigned __int128 u128;
@@ -30,6 +32,15 @@ constexpr uint64_t hash_kmer(u128 kmer, uint64_t seed = 0) noexcept {
   const auto lo = static_cast<uint64_t>(kmer);
   const auto hi = static_cast<uint64_t>(kmer >> 64);
   return mix64(lo ^ mix64(hi ^ (seed * 0x9e3779b97f4a7c15ULL)));
+}
+
+// The same chain over N words, from the top one down: a Words<2> hashes as
+// the u128 of the same value.
+template <unsigned N>
+constexpr uint64_t hash_kmer(const Words<N>& kmer, uint64_t seed = 0) noexcept {
+  uint64_t h = mix64(kmer.w[N - 1] ^ (seed * 0x9e3779b97f4a7c15ULL));
+  for (unsigned i = N - 1; i-- > 0;) h = mix64(kmer.w[i] ^ h);
+  return h;
 }
 
 }  // namespace kmerbloom

@@ -6,10 +6,12 @@
 // 3 - b, so the canonical k-mer min(forward, reverse complement) is a plain
 // integer minimum.
 //
-// Two word types: uint64_t for k <= 31 (the fast path; the all-ones word is
-// never a k-mer, so hash tables may use it as the empty marker) and the
-// 128-bit u128 for 32 <= k <= 63 (the top two bits stay zero). The word type is
-// chosen once per run (see dispatch_kmer_width), never per k-mer.
+// Four word types: uint64_t for k <= 31 (the fast path), the 128-bit u128 for
+// 32 <= k <= 63, Words<4> (256 bits) for 64 <= k <= 127 and Words<8> (512
+// bits) for 128 <= k <= 255. A word holds at most 32 * words - 1 bases, so its
+// top two bits stay zero: the all-ones word is never a k-mer, and hash tables
+// use it as the empty marker. The word type is chosen once per run (see
+// dispatch_kmer_width), never per k-mer; memory per key grows with it.
 #pragma once
 
 #include <array>
@@ -22,7 +24,7 @@
 
 namespace kmerbloom {
 
-inline constexpr unsigned kMaxK = 63;
+inline constexpr unsigned kMaxK = 255;
 inline constexpr unsigned kMaxSmallK = 31;
 
 // 0-3 for ACGT (either case; U/u read as T), 4 for every other byte.
@@ -143,7 +145,9 @@ template <class F>
 decltype(auto) dispatch_kmer_width(unsigned k, F&& f) {
   if (k == 0 || k > kMaxK) throw std::invalid_argument("k must be between 1 and " + std::to_string(kMaxK));
   if (k <= kMaxSmallK) return f.template operator()<uint64_t>();
-  return f.template operator()<u128>();
+  if (k <= 63) return f.template operator()<u128>();
+  if (k <= 127) return f.template operator()<Words<4>>();
+  return f.template operator()<Words<8>>();
 }
 
 }  // namespace kmerbloom

@@ -7,8 +7,9 @@
 // lands in the same partition. The order is a hash order, not lexicographic
 // (poly-A would otherwise collect a share of the k-mers far above 1/P).
 // A super-k-mer is a maximal run of consecutive k-mers of a read with the same
-// minimizer, cut at kMaxSuperKmerBases bases; it is stored once for all its
-// k-mers (k - 1 + n bases for n k-mers).
+// minimizer, cut at kMaxSuperKmerKmers k-mers; it is stored once for all its
+// k-mers (k - 1 + n bases for n k-mers). The cap counts k-mers, not bases, so
+// that a long k still puts many k-mers in one super-k-mer.
 //
 // Thread safety: a SuperKmerSplitter keeps scratch space; one per thread.
 #pragma once
@@ -24,7 +25,7 @@
 namespace kmerbloom {
 
 inline constexpr unsigned kDefaultMinimizerLength = 11;
-inline constexpr unsigned kMaxSuperKmerBases = 255;  // fits the one-byte length of a spooled record
+inline constexpr unsigned kMaxSuperKmerKmers = 256;  // n - 1 fits the one-byte length of a spooled record
 
 // Minimizer length for k: kDefaultMinimizerLength, or k itself when smaller.
 constexpr unsigned minimizer_length(unsigned k) { return std::min(k, kDefaultMinimizerLength); }
@@ -49,7 +50,7 @@ class SuperKmerSplitter {
 
   // Calls f(begin, length, minimizer) for each super-k-mer of seq, left to
   // right: seq.substr(begin, length) holds its bases (ACGTU only, either
-  // case), length in [k, kMaxSuperKmerBases]. Every k-mer that
+  // case), length in [k, k - 1 + kMaxSuperKmerKmers]. Every k-mer that
   // for_each_kmer yields on seq lies in exactly one super-k-mer, in order.
   template <class F>
   void split(std::string_view seq, F&& f) {
@@ -79,7 +80,7 @@ class SuperKmerSplitter {
     }
     const size_t w = k_ - m_ + 1;  // m-mers in a k-mer
     const size_t kmers = len - k_ + 1;
-    const size_t max_kmers = kMaxSuperKmerBases - k_ + 1;
+    const size_t max_kmers = kMaxSuperKmerKmers;
     const uint64_t* h = hashes_.data();
     size_t best = static_cast<size_t>(std::min_element(h, h + w) - h);
     size_t first = 0;  // first k-mer of the current super-k-mer

@@ -54,7 +54,7 @@ struct ReadFilterOptions {
   bool paired_files = false;        // inputs = {R1, R2}, read in lockstep
   bool interleaved = false;         // one input, records alternate mate 1, mate 2
   bool split_mates = false;         // interleaved: mate 2 goes to sink stream 1 (paired_files: always)
-  unsigned k = 31;                  // 1..63
+  unsigned k = 31;                  // 1..255
   bool normalize = true;
   unsigned target_coverage = 20;    // C, 1..255 (the sketch's counters stop at 255)
   WeakMode weak = WeakMode::none;

@@ -284,7 +284,7 @@ class Engine {
       }
       W key;
       uint32_t count;
-      std::memcpy(&key, c.buf.data() + c.at, sizeof(W));
+      std::memcpy(static_cast<void*>(&key), c.buf.data() + c.at, sizeof(W));
       std::memcpy(&count, c.buf.data() + c.at + sizeof(W), sizeof count);
       c.at += kEntry;
       heap.emplace(key, count, p);

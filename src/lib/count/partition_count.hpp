@@ -150,7 +150,7 @@ class PartitionCounter {
     const unsigned top = shape_.top, k = shape_.k;
     const bool canonical = shape_.canonical, scatter = o_.partitions > 1;
     uint64_t n = 0;
-    for_each_record(part, [&](const uint8_t* code, unsigned len) {
+    for_each_record(part, k, [&](const uint8_t* code, unsigned len) {
       W fw = 0, rc = 0;
       for (unsigned i = 0; i < len; ++i) {
         const unsigned b = (code[i >> 2] >> (6 - 2 * (i & 3))) & 3;

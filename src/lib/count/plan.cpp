@@ -12,13 +12,17 @@ namespace {
 std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
 
 // About 1 MiB of compressed input (some 1.2 M k-mer occurrences of gzip
-// FASTQ) per partition, at least 64: on the E. coli sets (5 M solid k-mers
-// at 30x and at 100x) one partition's filter and table then stay within a
-// core's L2 cache (4 MiB here). 256 partitions when the size is unknown.
-uint32_t partitions_for(uint64_t input_bytes) {
-  if (input_bytes == 0) return 256;
-  const uint64_t p = (input_bytes + (1u << 20) - 1) >> 20;
-  return static_cast<uint32_t>(std::clamp<uint64_t>(p, 64, 4096));
+// FASTQ) per partition for k <= 31, at least 64: on the E. coli sets (5 M
+// solid k-mers at 30x and at 100x) one partition's filter and table then stay
+// within a core's L2 cache (4 MiB here). A table slot takes the key's words
+// and a 32-bit count (12 bytes for k <= 31, 68 at k = 255): the partitions
+// grow with it, so that a partition's table keeps its size. 256 partitions
+// (times that factor) when the size is unknown.
+uint32_t partitions_for(uint64_t input_bytes, unsigned k) {
+  const unsigned key_bytes = k <= 31 ? 8 : k <= 63 ? 16 : k <= 127 ? 32 : 64;
+  const uint64_t factor = (key_bytes + 4 + 11) / 12;
+  const uint64_t p = input_bytes == 0 ? 256 : (input_bytes + (1u << 20) - 1) >> 20;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(p * factor, 64, 4096));
 }
 
 // A worker's write buffer per partition: 8 MiB over all of them, 4 to 64 KiB.
@@ -33,7 +37,7 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
   p.gated = o.gated();
   p.one_pass = p.gated && o.one_pass;
-  p.partitions = partitions_for(e.input_bytes);
+  p.partitions = partitions_for(e.input_bytes, o.k);
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : p.one_pass ? kOnePassFpr : kExactFpr;
   p.first_share = 0.8;

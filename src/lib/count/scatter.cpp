@@ -53,7 +53,7 @@ void PartitionWriter::add(uint32_t p, std::string_view bases) {
   const size_t at = buf.size();
   buf.resize(at + record, 0);
   uint8_t* out = buf.data() + at;
-  *out++ = static_cast<uint8_t>(len);
+  *out++ = static_cast<uint8_t>(len - k_);  // k-mers less one
   for (uint32_t i = 0; i < len; ++i)
     out[i >> 2] |= static_cast<uint8_t>(kBaseCode[static_cast<uint8_t>(bases[i])] << (6 - 2 * (i & 3)));
   kmers_[p] += len - k_ + 1;

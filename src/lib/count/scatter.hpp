@@ -4,8 +4,9 @@
 // Spooled format. A partition is a list of spool blocks; a block holds
 // fragments, each a 16-byte header {serial of the input batch, fragment
 // number within that batch and partition, payload bytes} and its payload:
-// records of one length byte (bases, k..kMaxSuperKmerBases) and the bases
-// packed four to a byte, first base in the top bits. Which worker took which
+// records of one length byte (k-mers less one: the record holds k - 1 + n
+// bases for its n k-mers, 1 <= n <= kMaxSuperKmerKmers) and the bases packed
+// four to a byte, first base in the top bits. Which worker took which
 // batch, and so the order of the blocks, depends on the threads; sorting a
 // partition's fragments by (serial, number) gives back input order, so a
 // partition is counted in the same order whatever the thread count.
@@ -92,15 +93,15 @@ struct LoadedPartition {
 // Reads partition p back (freeing its spool memory) into `out`.
 void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out);
 
-// f(code, length) for each record of the partition, in input order: `code`
-// points to length bases packed four to a byte.
+// f(code, length) for each record of the partition (k-mers of length k), in
+// input order: `code` points to length bases packed four to a byte.
 template <class F>
-void for_each_record(const LoadedPartition& part, F&& f) {
+void for_each_record(const LoadedPartition& part, unsigned k, F&& f) {
   for (const LoadedPartition::Fragment& fr : part.fragments) {
     const uint8_t* p = part.data.data() + fr.offset;
     const uint8_t* end = p + fr.bytes;
     while (p < end) {
-      const unsigned len = *p++;
+      const unsigned len = k + *p++;
       f(p, len);
       p += (len + 3) / 4;
     }

@@ -442,5 +442,9 @@ template void run_filter_stages<uint64_t>(const ReadFilterOptions&, GatedSketch*
                                           const ReadFilterSink&, ReadFilterResult&);
 template void run_filter_stages<u128>(const ReadFilterOptions&, GatedSketch*, const CountTable<u128>*,
                                       const ReadFilterSink&, ReadFilterResult&);
+template void run_filter_stages<Words<4>>(const ReadFilterOptions&, GatedSketch*,
+    const CountTable<Words<4>>*, const ReadFilterSink&, ReadFilterResult&);
+template void run_filter_stages<Words<8>>(const ReadFilterOptions&, GatedSketch*,
+    const CountTable<Words<8>>*, const ReadFilterSink&, ReadFilterResult&);
 
 }  // namespace kmerbloom::detail

@@ -37,5 +37,9 @@ extern template void run_filter_stages<uint64_t>(const ReadFilterOptions&, Gated
                                                  const ReadFilterSink&, ReadFilterResult&);
 extern template void run_filter_stages<u128>(const ReadFilterOptions&, GatedSketch*, const CountTable<u128>*,
                                              const ReadFilterSink&, ReadFilterResult&);
+extern template void run_filter_stages<Words<4>>(const ReadFilterOptions&, GatedSketch*,
+    const CountTable<Words<4>>*, const ReadFilterSink&, ReadFilterResult&);
+extern template void run_filter_stages<Words<8>>(const ReadFilterOptions&, GatedSketch*,
+    const CountTable<Words<8>>*, const ReadFilterSink&, ReadFilterResult&);
 
 }  // namespace kmerbloom::detail
