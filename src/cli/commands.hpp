@@ -11,6 +11,7 @@ namespace kmerbloom::cli {
 using Action = std::function<int()>;
 
 Action setup_count(CLI::App& sub);
+Action setup_bin(CLI::App& sub);
 Action setup_estimate(CLI::App& sub);
 Action setup_filter(CLI::App& sub);
 Action setup_build(CLI::App& sub);

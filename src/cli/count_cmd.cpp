@@ -10,6 +10,7 @@
 #include "common.hpp"
 #include "kmerbloom/count/counter.hpp"
 #include "kmerbloom/io/kff.hpp"
+#include "kmerbloom/count/bins.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/io/progress.hpp"
 #include "kmerbloom/report/report.hpp"
@@ -31,6 +32,8 @@ struct CountArgs {
   bool progress = false, no_progress = false;
   std::string sample;
   bool no_multiqc = false;
+  const CLI::Option* k_option = nullptr;
+  const CLI::Option* no_canonical_option = nullptr;
 };
 
 void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
@@ -188,6 +191,13 @@ int run_count(CountArgs& a) {
                         "): the read buffers alone need about 2 MB plus 9 MB a thread");
   }
   a.opt.canonical = !a.no_canonical;
+  // Bin files (kmerbloom bin) carry their k and strandedness: taken from
+  // the first when not given (count checks that every file agrees).
+  if (!a.opt.inputs.empty() && is_bin_file(a.opt.inputs.front())) {
+    const BinFileInfo info = read_bin_info(a.opt.inputs.front());
+    if (a.k_option->count() == 0) a.opt.k = info.k;
+    if (a.no_canonical_option->count() == 0) a.opt.canonical = info.canonical;
+  }
   a.opt.validate();  // before any output file is created
   check_outputs(a);
 
@@ -280,8 +290,11 @@ int run_count(CountArgs& a) {
 Action setup_count(CLI::App& sub) {
   auto a = std::make_shared<CountArgs>();
   a->opt.threads = default_threads();
-  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
+  sub.add_option("inputs", a->opt.inputs,
+                 "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin; or bin files of kmerbloom bin")
+      ->required();
+  a->k_option = sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255 (bin files: theirs)")
+                    ->capture_default_str();
   sub.add_option("-o,--output", a->output, "Solid k-mers; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
   sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
@@ -304,7 +317,7 @@ Action setup_count(CLI::App& sub) {
       sub.add_flag("--progress", a->progress, "Show the progress line on stderr even when it is not a terminal");
   sub.add_flag("--no-progress", a->no_progress, "Never show the progress line")->excludes(progress_flag);
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
-  sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
+  a->no_canonical_option = sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   sub.add_flag("--one-pass", a->opt.one_pass,
                "No recount: counts stay exact for k-mers the gate let through, a few singletons leak");

@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
   bind("info", "Parameters, layers, fill and estimated false-positive rate of a filter file", cli::setup_info);
   bind("merge-counts", "Merge sorted KMER<TAB>COUNT files (or histograms), summing equal k-mers",
        cli::setup_merge_counts);
+  bind("bin", "Scatter step for a cluster: one chunk of reads into minimizer bins that count takes as input",
+       cli::setup_bin);
   bind("report", "HTML report (k-mer spectrum, Bloom filter, memory, time) from count --stats", cli::setup_report);
 
   try {

@@ -14,6 +14,8 @@ namespace kmerbloom {
 // What is known before reading.
 struct CountEstimate {
   uint64_t input_bytes = 0;  // sum of the input files' sizes; 0 when unknown (stdin, pipes)
+  uint32_t bins = 0;         // partitions given (the bin step's B, or the bins a count takes); 0: from the size
+  bool from_bins = false;    // the input is bin files: no reads are parsed or scattered
 };
 
 struct CountPlan {

@@ -1,6 +1,7 @@
 // count_kmers(): read once into minimizer partitions, count each partition in
 // cache, merge the partitions' sorted solid k-mers. docs/partitioned-counting.md
 // tells the design and its measurements.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -12,11 +13,13 @@
 #include <thread>
 #include <tuple>
 
+#include "kmerbloom/count/bins.hpp"
 #include "kmerbloom/count/plan.hpp"
 #include "kmerbloom/count/spool.hpp"
 #include "kmerbloom/count/counter.hpp"
 #include "kmerbloom/kmer/minimizer.hpp"
 #include "kmerbloom/io/pipeline.hpp"
+#include "bin_file.hpp"
 #include "partition_count.hpp"
 #include "scatter.hpp"
 
@@ -28,6 +31,7 @@ using detail::PartitionCounter;
 using detail::PartitionOutcome;
 using detail::PartitionStore;
 using detail::ThreadTotals;
+using detail::scatter_input;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -38,58 +42,6 @@ std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >
 // keys) to occurrences sizes every other partition's filter and table.
 constexpr uint64_t kPilotKmers = uint64_t{1} << 20;
 
-// The single read: super-k-mers into the store. Returns k-mer occurrences
-// per partition; adds reads and bases to `sum`.
-std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan, PartitionStore& store,
-                                    PipelineProgress& progress, InputSummary& sum) {
-  std::vector<std::unique_ptr<detail::PartitionWriter>> writers;
-  std::vector<SuperKmerSplitter> splitters;
-  std::vector<InputSummary> sums(o.threads);
-  for (unsigned i = 0; i < o.threads; ++i) {
-    writers.push_back(std::make_unique<detail::PartitionWriter>(store, plan.block_bytes, o.k));
-    splitters.emplace_back(o.k, plan.minimizer, o.canonical);
-  }
-  PipelineOptions popt;
-  popt.workers = o.threads;
-  popt.batch_bases = o.batch_bases;
-  const uint32_t parts = plan.partitions;
-  try {
-    run_pipeline(
-        o.inputs, popt,
-        [&](const RecordBatch& batch, unsigned id) {
-          detail::PartitionWriter& w = *writers[id];
-          InputSummary& s = sums[id];
-          w.begin_batch(batch.serial);
-          for (size_t i = 0; i < batch.size(); ++i) {
-            const std::string_view seq = batch.seq(i);
-            ++s.reads;
-            s.bases += seq.size();
-            s.bases_skipped += count_non_acgt(seq);
-            splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
-              w.add(minimizer_partition(minimizer, parts), seq.substr(begin, len));
-            });
-          }
-          w.end_batch();
-        },
-        &progress);
-    for (auto& w : writers) w->finish();
-  } catch (const SpoolError& e) {
-    if (!e.disk_full()) throw;
-    // Project the temporary bytes over the whole input from the share read.
-    const uint64_t read = progress.raw_bytes.load(), total = progress.raw_total.load();
-    const std::string need = total && read ? ", about " + megabytes(e.written() * total / read) + " needed" : "";
-    throw SpoolError(e.dir() + ": no space left for temporary files (" + megabytes(e.written()) + " written" + need +
-                         "); free space there, choose another directory with --tmp-dir, or raise -M",
-                     e.dir(), e.written(), true);
-  }
-  std::vector<uint64_t> kmers(parts, 0);
-  for (unsigned i = 0; i < o.threads; ++i) {
-    sum.add(sums[i]);
-    for (uint32_t p = 0; p < parts; ++p) kmers[p] += writers[i]->kmers()[p];
-  }
-  return kmers;
-}
-
 template <class W>
 class Engine {
  public:
@@ -98,7 +50,13 @@ class Engine {
   CountResult run(const KmerSink& sink) {
     CountResult r;
     CountEstimate est;
-    if (!o_.has_stream_input()) est.input_bytes = input_size();
+    open_bins();
+    if (!files_.empty()) {
+      est.from_bins = true;
+      est.bins = static_cast<uint32_t>(bins_.size());
+    } else if (!o_.has_stream_input()) {
+      est.input_bytes = input_size();
+    }
     plan_ = plan_count(o_, est);
     SpoolOptions so;
     so.dir = plan_.tmp_dir;
@@ -111,9 +69,20 @@ class Engine {
         spool.dir());
 
     auto t0 = Clock::now();
-    pass("pass 1: reading the input into " + std::to_string(plan_.partitions) + " partitions");
-    PipelineProgress own;
-    kmers_ = scatter_input(o_, plan_, store, hooks_.progress ? *hooks_.progress : own, r.input);
+    if (files_.empty()) {
+      pass("pass 1: reading the input into " + std::to_string(plan_.partitions) + " partitions");
+      PipelineProgress own;
+      kmers_ = scatter_input(o_, plan_, store, hooks_.progress ? *hooks_.progress : own, r.input);
+    } else {
+      pass("pass 1: " + std::to_string(bins_.size()) + " bins of " + std::to_string(files_.size()) + " bin files");
+      kmers_.assign(bins_.size(), 0);
+      for (const detail::BinFile& f : files_) {
+        r.input.reads += f.header().reads;
+        r.input.bases += f.header().bases;
+        r.input.bases_skipped += f.header().bases_skipped;
+        for (size_t p = 0; p < bins_.size(); ++p) kmers_[p] += f.bin(bins_[p]).kmers;
+      }
+    }
     r.pass_seconds.push_back(seconds_since(t0));
     log("pass 1: " + std::to_string(r.input.reads) + " reads, " + megabytes(spool.disk_bytes()) +
         " to temporary files");
@@ -140,6 +109,37 @@ class Engine {
   }
   void pass(const std::string& s) const {
     if (hooks_.pass) hooks_.pass(s);
+  }
+
+  // Inputs that are bin files (all of them or none): open and check them,
+  // and keep the bins of --partition I/N (b mod N = I). The counter then
+  // takes every k-mer of those bins.
+  void open_bins() {
+    const size_t binned = static_cast<size_t>(std::count_if(o_.inputs.begin(), o_.inputs.end(), is_bin_file));
+    if (binned == 0) return;
+    if (binned != o_.inputs.size())
+      throw std::invalid_argument("the inputs mix bin files (kmerbloom bin) and reads: count one or the other");
+    for (const std::string& path : o_.inputs) {
+      files_.emplace_back(path);
+      const detail::BinHeader& h = files_.back().header();
+      const detail::BinHeader& first = files_.front().header();
+      if (h.k != o_.k)
+        throw std::invalid_argument(path + ": binned with k = " + std::to_string(h.k) + ", but -k is " + std::to_string(o_.k));
+      if ((h.canonical != 0) != o_.canonical)
+        throw std::invalid_argument(path + (h.canonical ? ": binned canonical, but --no-canonical is given"
+                                                        : ": binned with --no-canonical, which count needs too"));
+      if (h.bins != first.bins)
+        throw std::invalid_argument(path + ": " + std::to_string(h.bins) + " bins, but " + files_.front().path() +
+                                    " has " + std::to_string(first.bins) + " (bin every chunk with the same --bins)");
+    }
+    const uint32_t total = files_.front().header().bins;
+    for (uint32_t b = o_.partition; b < total; b += o_.partitions) bins_.push_back(b);
+    if (bins_.empty())
+      throw std::invalid_argument("--partition " + std::to_string(o_.partition) + "/" + std::to_string(o_.partitions) +
+                                  " takes no bin of " + std::to_string(total) + ": use at most " +
+                                  std::to_string(total) + " partitions");
+    o_.partition = 0;  // the bins are the share: every k-mer in them counts
+    o_.partitions = 1;
   }
 
   uint64_t input_size() const {
@@ -220,7 +220,13 @@ class Engine {
 
   void count_one(PartitionStore& store, PartitionCounter<W>& counter, uint32_t p, LoadedPartition& part,
                  std::vector<std::pair<W, uint32_t>>& solid) {
-    detail::load_partition(store, p, part);
+    if (files_.empty()) {
+      detail::load_partition(store, p, part);
+    } else {
+      part.data.clear();
+      part.fragments.clear();
+      for (size_t i = 0; i < files_.size(); ++i) files_[i].append_bin(bins_[p], i, part);
+    }
     solid.clear();
     outcomes_[p] = counter.count(part, size_partition(kmers_[p], distinct_ratio_, table_ratio_), solid);
     write_run(store.spool(), p, solid);
@@ -304,8 +310,10 @@ class Engine {
 
   void finish(CountResult& r, const Spool& spool);
 
-  const CountOptions& o_;
+  CountOptions o_;
   const CountHooks& hooks_;
+  std::vector<detail::BinFile> files_;  // bin files given as the input
+  std::vector<uint32_t> bins_;          // partition p counts bin bins_[p] of each
   CountPlan plan_;
   std::vector<uint64_t> kmers_;  // occurrences spooled per partition
   std::vector<PartitionOutcome> outcomes_;

@@ -37,7 +37,7 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
   p.gated = o.gated();
   p.one_pass = p.gated && o.one_pass;
-  p.partitions = partitions_for(e.input_bytes, o.k);
+  p.partitions = e.bins ? e.bins : partitions_for(e.input_bytes, o.k);
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : p.one_pass ? kOnePassFpr : kExactFpr;
   p.first_share = 0.8;
@@ -45,8 +45,8 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   p.tmp_dir = Spool::resolve_dir(o.tmp_dir);
   // Batches in flight (threads + 2, arena up to twice the bases) and per
   // worker its scratch, thread stack and allocator arena.
-  p.read_buffers = (o.threads + 2) * o.batch_bases * 2 + o.threads * (8u << 20);
-  p.write_buffers = uint64_t{o.threads} * p.partitions * p.block_bytes;
+  p.read_buffers = e.from_bins ? 0 : (o.threads + 2) * o.batch_bases * 2 + o.threads * (8u << 20);
+  p.write_buffers = e.from_bins ? 0 : uint64_t{o.threads} * p.partitions * p.block_bytes;
   p.working_bytes = uint64_t{o.threads} * (4u << 20);
   p.merge_buffers = uint64_t{p.partitions} * kRunBlockBytes;
   const uint64_t fixed = p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers;

@@ -4,8 +4,12 @@
 #include <cstring>
 
 #include "kmerbloom/kmer/kmer.hpp"
+#include "kmerbloom/kmer/minimizer.hpp"
 
 namespace kmerbloom::detail {
+namespace {
+std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
+}  // namespace
 
 PartitionStore::PartitionStore(uint32_t partitions, Spool& spool) : spool_(spool), parts_(partitions) {}
 
@@ -113,6 +117,56 @@ void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out) {
   std::sort(out.fragments.begin(), out.fragments.end(), [](const auto& a, const auto& b) {
     return a.serial != b.serial ? a.serial < b.serial : a.number < b.number;
   });
+}
+
+std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan, PartitionStore& store,
+                                    PipelineProgress& progress, InputSummary& sum) {
+  std::vector<std::unique_ptr<PartitionWriter>> writers;
+  std::vector<SuperKmerSplitter> splitters;
+  std::vector<InputSummary> sums(o.threads);
+  for (unsigned i = 0; i < o.threads; ++i) {
+    writers.push_back(std::make_unique<PartitionWriter>(store, plan.block_bytes, o.k));
+    splitters.emplace_back(o.k, plan.minimizer, o.canonical);
+  }
+  PipelineOptions popt;
+  popt.workers = o.threads;
+  popt.batch_bases = o.batch_bases;
+  const uint32_t parts = plan.partitions;
+  try {
+    run_pipeline(
+        o.inputs, popt,
+        [&](const RecordBatch& batch, unsigned id) {
+          PartitionWriter& w = *writers[id];
+          InputSummary& s = sums[id];
+          w.begin_batch(batch.serial);
+          for (size_t i = 0; i < batch.size(); ++i) {
+            const std::string_view seq = batch.seq(i);
+            ++s.reads;
+            s.bases += seq.size();
+            s.bases_skipped += count_non_acgt(seq);
+            splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
+              w.add(minimizer_partition(minimizer, parts), seq.substr(begin, len));
+            });
+          }
+          w.end_batch();
+        },
+        &progress);
+    for (auto& w : writers) w->finish();
+  } catch (const SpoolError& e) {
+    if (!e.disk_full()) throw;
+    // Project the temporary bytes over the whole input from the share read.
+    const uint64_t read = progress.raw_bytes.load(), total = progress.raw_total.load();
+    const std::string need = total && read ? ", about " + megabytes(e.written() * total / read) + " needed" : "";
+    throw SpoolError(e.dir() + ": no space left for temporary files (" + megabytes(e.written()) + " written" + need +
+                         "); free space there, choose another directory with --tmp-dir, or raise -M",
+                     e.dir(), e.written(), true);
+  }
+  std::vector<uint64_t> kmers(parts, 0);
+  for (unsigned i = 0; i < o.threads; ++i) {
+    sum.add(sums[i]);
+    for (uint32_t p = 0; p < parts; ++p) kmers[p] += writers[i]->kmers()[p];
+  }
+  return kmers;
 }
 
 }  // namespace kmerbloom::detail

@@ -17,7 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "kmerbloom/count/plan.hpp"
 #include "kmerbloom/count/spool.hpp"
+#include "kmerbloom/io/pipeline.hpp"
 
 namespace kmerbloom::detail {
 
@@ -107,5 +109,12 @@ void for_each_record(const LoadedPartition& part, unsigned k, F&& f) {
     }
   }
 }
+
+// The single read: every read of o.inputs cut into super-k-mers, into the
+// store's plan.partitions partitions. Returns k-mer occurrences per
+// partition; adds reads and bases to `sum`. A full temporary disk is a
+// SpoolError that says how much more is needed.
+std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan, PartitionStore& store,
+                                    PipelineProgress& progress, InputSummary& sum);
 
 }  // namespace kmerbloom::detail
