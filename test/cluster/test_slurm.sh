@@ -43,17 +43,20 @@ CHECKS=0
 ok() { CHECKS=$((CHECKS + 1)); echo "ok: $*"; }
 bad() { CHECKS=$((CHECKS + 1)); FAILS=$((FAILS + 1)); echo "FAIL: $*"; }
 
-# The workflow's configuration for every run: one sample, two partitions and
-# the read filter, so that the cluster runs estimate, two partition counts,
-# their gather and filter jobs.
-CONFIG=(kmerbloom="$KB" samples=samples.tsv partitions=2 'filter={"enabled": True}')
+# The workflow's configuration for every run: one sample in two reads files,
+# two partitions and the read filter, so that the cluster runs two bin jobs
+# (one per file), two partition counts, their gather and filter jobs.
+CONFIG=(kmerbloom="$KB" samples=samples.tsv partitions=2 bins=64 'filter={"enabled": True}')
+gzip -dc "$EX" > "$W/ex.fq"
+head -n 4000 "$W/ex.fq" | gzip -1 > "$W/ex.0.fq.gz"
+tail -n +4001 "$W/ex.fq" > "$W/ex.1.fq"
 
 # run_workflow NAME SECONDS SNAKEMAKE-OPTIONS...: runs the workflow in $W/NAME.
 run_workflow() {
   local name=$1 seconds=$2 rc=0 start=$SECONDS
   shift 2
   mkdir -p "$W/$name"
-  printf 'sample\treads\nex\t%s\n' "$EX" > "$W/$name/samples.tsv"
+  printf 'sample\treads\nex\t%s,%s\n' "$W/ex.0.fq.gz" "$W/ex.1.fq" > "$W/$name/samples.tsv"
   (cd "$W/$name" && timeout -k 10 "$seconds" snakemake -s "$WF/Snakefile" --configfile "$WF/config.yaml" "$@" \
     --config "${CONFIG[@]}" < /dev/null > snakemake.out 2>&1) || rc=$?
   if [ "$rc" -ne 0 ]; then
@@ -110,8 +113,8 @@ ok "slurmctld and slurmd up, node localhost idle ($(sinfo -h -o '%P %c CPUs %m M
 echo "== profiles/slurm: sbatch --parsable, status from scontrol, no accounting"
 if run_workflow generic 300 --profile "$WF/profiles/slurm" --latency-wait 5; then
   jobs=$(find "$W/generic/.snakemake/slurm_logs" -name '*.log' | wc -l)
-  # estimate, 2 partitions, gather, filter: 5 jobs; summary runs locally.
-  if [ "$jobs" -eq 5 ]; then ok "generic: the 5 cluster jobs ran under SLURM"; else bad "generic: $jobs SLURM job logs, wanted 5"; fi
+  # 2 bins, 2 partitions, gather, filter: 6 jobs; summary runs locally.
+  if [ "$jobs" -eq 6 ]; then ok "generic: the 6 cluster jobs ran under SLURM"; else bad "generic: $jobs SLURM job logs, wanted 6"; fi
   same_results generic
 fi
 
@@ -184,8 +187,8 @@ echo "== profiles/slurm-executor: Snakemake's built-in SLURM executor, account f
 if USER=${USER:-$(id -un)} SBATCH_ACCOUNT=kblab run_workflow executor 300 --profile "$WF/profiles/slurm-executor" \
      --latency-wait 5 --max-status-checks-per-second 1; then
   accounted=$(sacct -n -X -P -a -A kblab -o State | grep -c '^COMPLETED$' || true)
-  if [ "$accounted" -eq 5 ]; then ok "executor: the 5 cluster jobs ran under account kblab"
-  else bad "executor: $accounted jobs completed under account kblab in sacct, wanted 5"; fi
+  if [ "$accounted" -eq 6 ]; then ok "executor: the 6 cluster jobs ran under account kblab"
+  else bad "executor: $accounted jobs completed under account kblab in sacct, wanted 6"; fi
   same_results executor
 fi
 
