@@ -60,6 +60,12 @@ class PartitionTable {
     return i;
   }
 
+  // Starts loading the home slot of a key with this hash (and its count).
+  void prefetch(uint64_t hash) const {
+    __builtin_prefetch(keys_.data() + (hash >> shift_));
+    __builtin_prefetch(counts_.data() + (hash >> shift_));
+  }
+
   void add_count(uint64_t slot, uint32_t n = 1) {
     uint32_t& c = counts_[slot];
     c = c > std::numeric_limits<uint32_t>::max() - n ? std::numeric_limits<uint32_t>::max() : c + n;

@@ -123,7 +123,7 @@ class PartitionCounter {
       } else {
         table_.zero_counts();
         uint64_t absent = 0;
-        each_kmer(part, [&](W km, uint64_t h) {
+        each_kmer_prefetched(part, [&](uint64_t h) { table_.prefetch(h); }, [&](W km, uint64_t h) {
           const uint64_t slot = table_.find(km, h);
           if (slot == PartitionTable<W>::kNone) ++absent;
           else table_.add_count(slot);
@@ -167,13 +167,36 @@ class PartitionCounter {
     return n;
   }
 
+  // each_kmer, with f called kAhead k-mers late, in the same order: the
+  // table slots and filter blocks of the k-mers in between are prefetched
+  // (pf(hash)) meanwhile, so that their loads overlap.
+  template <class Prefetch, class F>
+  uint64_t each_kmer_prefetched(const LoadedPartition& part, Prefetch&& pf, F&& f) {
+    constexpr uint64_t kAhead = 8;
+    std::pair<W, uint64_t> ring[kAhead];
+    uint64_t i = 0;
+    const uint64_t n = each_kmer(part, [&](W km, uint64_t h) {
+      pf(h);
+      auto& slot = ring[i % kAhead];
+      if (i >= kAhead) f(slot.first, slot.second);
+      slot = {km, h};
+      ++i;
+    });
+    for (uint64_t j = i > kAhead ? i - kAhead : 0; j < i; ++j) f(ring[j % kAhead].first, ring[j % kAhead].second);
+    return n;
+  }
+
   // Pass 1 through the gate; returns the occurrences seen.
   uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
     const bool counting = plan_.one_pass;
     uint64_t rejected = 0;
     fresh_.clear();
     rate_.reset();
-    const uint64_t n = each_kmer(part, [&](W km, uint64_t h) {
+    const auto prefetch = [&](uint64_t h) {
+      table_.prefetch(h);
+      bloom.prefetch(h);
+    };
+    const uint64_t n = each_kmer_prefetched(part, prefetch, [&](W km, uint64_t h) {
       const uint64_t slot = table_.find(km, h);
       if (slot != PartitionTable<W>::kNone) {
         if (counting) table_.add_count(slot);
