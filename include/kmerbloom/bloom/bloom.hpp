@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "kmerbloom/bloom/huge_pages.hpp"
+#include "kmerbloom/huge_pages.hpp"
 
 namespace kmerbloom {
 

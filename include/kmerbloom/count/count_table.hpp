@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "kmerbloom/bloom/huge_pages.hpp"
+#include "kmerbloom/huge_pages.hpp"
 #include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom {

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/bloom/huge_pages.hpp"
+#include "kmerbloom/huge_pages.hpp"
 #include "kmerbloom/io/pipeline.hpp"
 
 namespace kmerbloom {

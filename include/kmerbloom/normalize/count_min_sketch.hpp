@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "kmerbloom/bloom/huge_pages.hpp"
+#include "kmerbloom/huge_pages.hpp"
 
 namespace kmerbloom {
 

@@ -1,4 +1,4 @@
-#include "kmerbloom/bloom/huge_pages.hpp"
+#include "kmerbloom/huge_pages.hpp"
 
 #include <sys/mman.h>
 
