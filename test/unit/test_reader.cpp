@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kmerbloom/io/reader.hpp"
+#include "temp_dir.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -28,23 +29,9 @@ std::ostream& operator<<(std::ostream& os, const Rec& r) {
   return os << "{" << r.name << "|" << r.seq << "|" << r.qual << "}";
 }
 
-// A fresh directory per test, removed afterwards.
-class ReaderTest : public ::testing::Test {
+// A fresh directory per test (TempDirTest), and compressed files written into it.
+class ReaderTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = ::testing::TempDir() + "kmerbloom_reader_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const std::string p = path(name);
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
   std::string write_gz(const std::string& name, const std::string& text, int level = 6) const {
     const std::string p = path(name);
     gzFile f = gzopen(p.c_str(), ("wb" + std::to_string(level)).c_str());
@@ -68,8 +55,6 @@ class ReaderTest : public ::testing::Test {
     ss << in.rdbuf();
     return ss.str();
   }
-
-  std::string dir_;
 };
 
 std::vector<Rec> read_all(const std::string& p, uint64_t target_bases = 1 << 20, uint64_t max_records = 1 << 20) {
