@@ -167,7 +167,14 @@ BinResult write_bins(const BinOptions& o, const CountHooks& hooks) {
   co.validate();
   CountEstimate est;
   est.bins = o.bins ? o.bins : default_bins(o.k);
-  const CountPlan plan = plan_count(co, est);
+  CountPlan plan;
+  try {
+    plan = plan_count(co, est);
+  } catch (const BudgetError& e) {  // the plan speaks of counting
+    std::string what = e.what();
+    if (what.rfind("cannot count", 0) == 0) what.replace(0, 12, "cannot bin");
+    throw BudgetError(what);
+  }
   OutputFile out(o.output, false);
   SpoolOptions so;
   so.dir = plan.tmp_dir;
