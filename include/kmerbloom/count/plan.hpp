@@ -43,6 +43,11 @@ inline constexpr double kExactFpr = 0.03;
 // Bytes of the solid-k-mer run blocks read back by the merge.
 inline constexpr uint32_t kRunBlockBytes = 16u << 10;
 
+// How many times the partitions of k <= 31 a run at k takes (1, 2, 3, 6): a
+// table slot holds the key's words and a 32-bit count, 12 bytes for one word
+// and 68 for eight, and a partition's table should keep its size.
+unsigned partition_factor(unsigned k);
+
 // Throws BudgetError when options.max_memory cannot hold the buffers.
 CountPlan plan_count(const CountOptions& options, const CountEstimate& estimate);
 

@@ -126,10 +126,7 @@ void BinFile::append_bin(uint32_t b, uint64_t serial, LoadedPartition& out) cons
 
 }  // namespace detail
 
-uint32_t default_bins(unsigned k) {
-  const unsigned key_bytes = k <= 31 ? 8 : k <= 63 ? 16 : k <= 127 ? 32 : 64;
-  return 1024u * ((key_bytes + 4 + 11) / 12);
-}
+uint32_t default_bins(unsigned k) { return 1024u * partition_factor(k); }
 
 void BinOptions::validate() const {
   if (inputs.empty()) throw std::invalid_argument("no input files");

@@ -19,10 +19,8 @@ std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >
 // grow with it, so that a partition's table keeps its size. 256 partitions
 // (times that factor) when the size is unknown.
 uint32_t partitions_for(uint64_t input_bytes, unsigned k) {
-  const unsigned key_bytes = k <= 31 ? 8 : k <= 63 ? 16 : k <= 127 ? 32 : 64;
-  const uint64_t factor = (key_bytes + 4 + 11) / 12;
   const uint64_t p = input_bytes == 0 ? 256 : (input_bytes + (1u << 20) - 1) >> 20;
-  return static_cast<uint32_t>(std::clamp<uint64_t>(p * factor, 64, 4096));
+  return static_cast<uint32_t>(std::clamp<uint64_t>(p * partition_factor(k), 64, 4096));
 }
 
 // A worker's write buffer per partition: 8 MiB over all of them, 4 to 64 KiB.
@@ -32,6 +30,11 @@ uint32_t block_bytes_for(unsigned threads, uint32_t partitions) {
 }
 
 }  // namespace
+
+unsigned partition_factor(unsigned k) {
+  const unsigned key_bytes = k <= 31 ? 8 : k <= 63 ? 16 : k <= 127 ? 32 : 64;
+  return (key_bytes + 4 + 11) / 12;
+}
 
 CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
