@@ -53,16 +53,44 @@ class HandOff {
   bool closed_ = false, aborted_ = false;
 };
 
-// Items (T has a uint64_t `serial`) arrive in any order and leave in serial
-// order 0, 1, 2, ...: the re-ordering point in front of a stage that must see
-// the input in order.
+// The one ordered hand-off. Items (T has a uint64_t `serial`) arrive from
+// several threads in any order and leave in serial order 0, 1, 2, ... Two
+// ways out, never mixed on one object:
+// - pop(serial): a consumer thread of its own takes them in turn (the filter's
+//   decider);
+// - deliver(item, emit): the thread that completes the next items in line
+//   runs emit on each of them, in order, under the lock (query's writer).
+// With a window W, push and deliver wait while the item is W or more ahead of
+// the next one to leave, so memory stays bounded when the way out is slow;
+// this cannot deadlock as long as the producers take their work in serial
+// order (a FIFO of batches), since the item next in line never waits.
 template <class T>
 class SerialOrder {
  public:
-  void push(std::unique_ptr<T> item) {
-    std::lock_guard lock(mu_);
-    const uint64_t s = item->serial;
-    pending_.emplace(s, std::move(item));
+  explicit SerialOrder(uint64_t window = std::numeric_limits<uint64_t>::max()) : window_(window) {}
+
+  // False, with the item dropped, when aborted.
+  bool push(std::unique_ptr<T> item) {
+    std::unique_lock lock(mu_);
+    return admit(lock, std::move(item));
+  }
+  // Pushes item, then runs emit(const T&) on every item now next in line. An
+  // exception from emit aborts the order and is rethrown.
+  template <class Emit>
+  void deliver(std::unique_ptr<T> item, Emit&& emit) {
+    std::unique_lock lock(mu_);
+    if (!admit(lock, std::move(item))) return;
+    try {
+      for (auto it = pending_.find(next_); it != pending_.end(); it = pending_.find(next_)) {
+        emit(static_cast<const T&>(*it->second));
+        pending_.erase(it);
+        ++next_;
+      }
+    } catch (...) {
+      aborted_ = true;
+      cv_.notify_all();
+      throw;
+    }
     cv_.notify_all();
   }
   // `total` items were produced in all: pop(total) and beyond return false.
@@ -71,6 +99,7 @@ class SerialOrder {
     total_ = total;
     cv_.notify_all();
   }
+  // Stop now: every waiting and later push, deliver and pop returns.
   void abort() {
     std::lock_guard lock(mu_);
     aborted_ = true;
@@ -84,13 +113,25 @@ class SerialOrder {
     if (aborted_ || it == pending_.end()) return false;
     out = std::move(it->second);
     pending_.erase(it);
+    next_ = serial + 1;
+    cv_.notify_all();
     return true;
   }
 
  private:
+  bool admit(std::unique_lock<std::mutex>& lock, std::unique_ptr<T> item) {
+    const uint64_t s = item->serial;
+    cv_.wait(lock, [&] { return aborted_ || s - next_ < window_ || s < next_; });
+    if (aborted_) return false;
+    pending_.emplace(s, std::move(item));
+    cv_.notify_all();
+    return true;
+  }
+
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<uint64_t, std::unique_ptr<T>> pending_;
+  uint64_t next_ = 0, window_;
   uint64_t total_ = std::numeric_limits<uint64_t>::max();
   bool aborted_ = false;
 };

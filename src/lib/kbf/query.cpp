@@ -1,12 +1,11 @@
 // Filter files, the parts that read text: queries of reads and of k-mer
 // lists, merging of count files.
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
-#include <map>
-#include <mutex>
+#include <memory>
 #include <queue>
 
+#include "io/queues.hpp"
 #include "kmerbloom/io/count_file.hpp"
 #include "kmerbloom/io/kff.hpp"
 #include "kmerbloom/io/line_reader.hpp"
@@ -60,49 +59,14 @@ struct Tally {
   }
 };
 
-// One batch's answers, kept until its turn to be written comes.
+// One batch's answers, kept until its turn to be written comes. A worker
+// whose batch is a window of batches ahead of the next one to be written
+// waits, so memory stays bounded.
 struct BatchHits {
+  uint64_t serial = 0;
   std::string names;
   std::vector<uint32_t> name_len;
   std::vector<uint64_t> kmers, present;
-};
-
-// Hands batches' results to `emit` in serial order. A worker whose batch is
-// `window` or more ahead of the next one waits, so memory stays bounded.
-class Reorder {
- public:
-  explicit Reorder(uint64_t window) : window_(window) {}
-  template <class Emit>
-  void deliver(uint64_t serial, BatchHits hits, Emit&& emit) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return failed_ || serial < next_ + window_; });
-    if (failed_) return;
-    pending_.emplace(serial, std::move(hits));
-    try {
-      for (auto it = pending_.find(next_); it != pending_.end(); it = pending_.find(next_)) {
-        emit(it->second);
-        pending_.erase(it);
-        ++next_;
-      }
-    } catch (...) {
-      failed_ = true;
-      cv_.notify_all();
-      throw;
-    }
-    cv_.notify_all();
-  }
-  void fail() {
-    std::lock_guard lock(mu_);
-    failed_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<uint64_t, BatchHits> pending_;
-  uint64_t next_ = 0, window_;
-  bool failed_ = false;
 };
 
 template <class W>
@@ -112,14 +76,16 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
   const ScalableBloom& filter = lf.filter;
   const uint64_t seed = lf.meta.seed;
   Tally tally{.s = {.threshold = o.threshold}};
-  Reorder reorder(4 * uint64_t{o.threads} + 4);
+  detail::SerialOrder<BatchHits> reorder(4 * uint64_t{o.threads} + 4);
   std::vector<std::vector<uint64_t>> scratch(o.threads);
   PipelineOptions popt;
   popt.workers = o.threads;
   popt.batch_bases = o.batch_bases;
   run_pipeline(o.inputs, popt, [&](const RecordBatch& b, unsigned id) {
     try {
-      BatchHits hits;
+      auto owned = std::make_unique<BatchHits>();
+      BatchHits& hits = *owned;
+      hits.serial = b.serial;
       std::vector<uint64_t>& h = scratch[id];
       h.clear();
       hits.kmers.resize(b.size());
@@ -139,7 +105,7 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
         hits.present[read] += filter.contains(h[i]);
         --left;
       }
-      reorder.deliver(b.serial, std::move(hits), [&](const BatchHits& done) {
+      reorder.deliver(std::move(owned), [&](const BatchHits& done) {
         size_t off = 0;
         for (size_t i = 0; i < done.kmers.size(); ++i) {
           const ReadHits r{std::string_view(done.names).substr(off, done.name_len[i]), done.kmers[i], done.present[i]};
@@ -149,7 +115,7 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
         }
       });
     } catch (...) {
-      reorder.fail();
+      reorder.abort();
       throw;
     }
   }, hooks.progress);
