@@ -69,20 +69,13 @@ unsigned default_threads() {
   return n ? n : 1;
 }
 
-nlohmann::json stats_header(const char* command, const std::vector<std::string>& inputs) {
-  nlohmann::json j;
-  j["tool"] = "kmerbloom";
-  j["version"] = KMERBLOOM_VERSION;
-  j["command"] = command;
-  j["command_line"] = saved_command_line();
-  j["inputs"] = inputs;
-  return j;
-}
-
-void add_run_costs(nlohmann::json& j, const RunClock& clock) {
-  j["wall_seconds"] = clock.wall_seconds();
-  j["cpu_seconds"] = RunClock::cpu_seconds();
-  j["peak_memory_bytes"] = RunClock::peak_rss_bytes();
+RunInfo run_info(const char* command, const std::vector<std::string>& inputs, const RunClock& clock) {
+  return {.command = command,
+          .command_line = saved_command_line(),
+          .inputs = inputs,
+          .wall_seconds = clock.wall_seconds(),
+          .cpu_seconds = RunClock::cpu_seconds(),
+          .peak_memory_bytes = RunClock::peak_rss_bytes()};
 }
 
 uint64_t parse_memory_size(const std::string& text, const std::string& option) {

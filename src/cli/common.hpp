@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kmerbloom/io/paths.hpp"
+#include "kmerbloom/report/run_stats.hpp"
 
 namespace kmerbloom::cli {
 
@@ -44,11 +45,10 @@ void setup_logging(int verbosity);
 
 unsigned default_threads();
 
-// The first fields of every --stats file: tool, version, command, command
-// line, inputs.
-nlohmann::json stats_header(const char* command, const std::vector<std::string>& inputs);
-// Adds wall_seconds, cpu_seconds and peak_memory_bytes of the run so far.
-void add_run_costs(nlohmann::json& j, const RunClock& clock);
+// What ran and what it cost so far, for the statistics
+// (report/run_stats.hpp): the command, the saved command line, the inputs,
+// wall and CPU time, peak memory.
+RunInfo run_info(const char* command, const std::vector<std::string>& inputs, const RunClock& clock);
 
 // A memory size for -M and the like: a number (decimals allowed) and an
 // optional binary unit K, M, G or T (KB, KiB, MB ... alike; case ignored),

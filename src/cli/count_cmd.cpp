@@ -73,85 +73,6 @@ std::vector<std::string> run_warnings(const CountArgs& a, const CountResult& r) 
   return w;
 }
 
-nlohmann::json stats_json(const CountArgs& a, const CountResult& r, const SpectrumAnalysis& spectrum,
-                          const RunClock& clock, const std::vector<std::string>& pass_names) {
-  const CountOptions& o = a.opt;
-  nlohmann::json j = stats_header("count", o.inputs);
-  j["k"] = o.k;
-  j["canonical"] = o.canonical;
-  j["options"] = {{"min_count", o.min_count}, {"max_count", o.max_count}, {"histo_max", o.histo_max},
-                  {"expected_kmers", o.expected_kmers}};
-  j["threads"] = o.threads;
-  j["partition"] = {{"index", o.partition}, {"count", o.partitions}};
-  j["reads"] = r.input.reads;
-  j["bases"] = r.input.bases;
-  j["bases_skipped"] = r.input.bases_skipped;
-  j["kmers_total"] = r.input.kmers;
-  j["kmers_distinct"] = r.distinct;
-  j["kmers_solid"] = r.solid;
-  j["kmers_singleton"] = r.singletons;
-  j["kmers_singleton_estimated"] = r.singletons_estimated;
-  if (r.singletons_estimated) j["kmers_singleton_method"] = r.singletons_method;
-  j["max_count"] = r.max_count;
-  j["histogram"] = {{"max_row", o.histo_max},
-                    {"overflow_row", o.histo_max + 1},
-                    {"kmers_above_max_row", r.histogram.back()},
-                    {"estimated_rows", r.singletons_estimated ? nlohmann::json::array({1}) : nlohmann::json::array()},
-                    {"exact_rows", r.singletons_estimated ? "2 and above" : "all"}};
-  nlohmann::json rows = nlohmann::json::array();
-  for (size_t c = 1; c < r.histogram.size(); ++c)
-    if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
-  j["histogram"]["rows"] = std::move(rows);
-  j["spectrum"] = spectrum_json(spectrum);
-  j["sizing"] = {{"source", r.sizing.source},
-                 {"distinct_estimate", r.sizing.distinct},
-                 {"singletons_estimate", r.sizing.singletons},
-                 {"relative_std_error", r.sizing.relative_std_error},
-                 {"bloom_capacity", r.sizing.bloom_capacity},
-                 {"table_keys", r.sizing.table_keys},
-                 {"exact", r.sizing.exact},
-                 {"bloom_fpr", r.sizing.fpr},
-                 {"bloom_first_layer_share", r.sizing.first_layer_share},
-                 {"planned_bytes", r.sizing.planned_bytes},
-                 {"max_memory_bytes", o.max_memory}};
-  j["passes"] = r.passes;
-  j["pass_seconds"] = r.pass_seconds;
-  if (pass_names.size() == r.pass_seconds.size()) j["pass_names"] = pass_names;
-  j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"keys", r.table_keys}, {"load", r.table_load}};
-  if (r.bloom.used) {
-    const BloomReport& b = r.bloom;
-    nlohmann::json layers = nlohmann::json::array();
-    for (const auto& l : b.layers)
-      layers.push_back({{"capacity", l.capacity}, {"bits", l.bits}, {"hashes", l.hashes}, {"keys", l.keys},
-                        {"bits_set", l.bits_set}, {"fill", l.bits ? double(l.bits_set) / double(l.bits) : 0.0},
-                        {"target_fpr", l.target_fpr}, {"estimated_fpr", l.estimated_fpr}});
-    j["bloom"] = {{"mode", b.one_pass ? "one-pass" : "exact (recount)"},
-                  {"target_fpr", b.target_fpr},
-                  {"estimated_fpr", b.estimated_fpr},
-                  {"bytes", b.bytes},
-                  {"layers", layers},
-                  {"keys_inserted", b.keys_inserted},
-                  {"kmers_rejected_by_gate", b.gate_rejected},
-                  {"expected_leaked_singletons", b.expected_leaked}};
-  }
-  const PartitionReport& p = r.partitions;
-  j["partitions"] = {{"count", p.count},
-                     {"minimizer_length", p.minimizer},
-                     {"mean_kmers", p.mean_kmers},
-                     {"most_loaded", {{"index", p.max_index},
-                                      {"kmers", p.max_kmers},
-                                      {"table_keys", p.max_table_keys},
-                                      {"bloom_capacity", p.max_bloom_capacity}}}};
-  j["temporary"] = {{"dir", r.spool.dir},
-                    {"memory_budget_bytes", r.spool.memory_budget},
-                    {"memory_peak_bytes", r.spool.memory_peak},
-                    {"disk_bytes_written", r.spool.disk_bytes}};
-  j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}, {"spool", r.spool.memory_peak}};
-  j["warnings"] = run_warnings(a, r);
-  add_run_costs(j, clock);
-  return j;
-}
-
 void parse_partition(const std::string& text, CountOptions& o) {
   const auto slash = text.find('/');
   try {
@@ -181,8 +102,9 @@ void check_outputs(const CountArgs& a) {
   check_output_paths(named_inputs(a.opt.inputs), outs);
 }
 
-int run_count(CountArgs& a) {
-  RunClock clock;
+// The options that need more than parsing: the partition, the memory budget,
+// strandedness, and what bin files say.
+void settle_options(CountArgs& a) {
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
   if (a.max_memory) {
     a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
@@ -198,6 +120,36 @@ int run_count(CountArgs& a) {
     if (a.k_option->count() == 0) a.opt.k = info.k;
     if (a.no_canonical_option->count() == 0) a.opt.canonical = info.canonical;
   }
+  if (a.no_gate) a.opt.gate = GateMode::none;
+}
+
+// The statistics, their MultiQC files, the report and the plot.
+void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& clock,
+                     const std::vector<std::string>& pass_names) {
+  if (a.stats.empty() && a.report.empty() && a.plot.empty()) return;
+  // The spectrum, analysed once for the statistics, the report and the plot:
+  // the last row holds every count above --histo-max, row 1 may be estimated.
+  SpectrumOptions so;
+  so.total_kmers = r.input.kmers;
+  so.last_row_overflow = true;
+  so.row1_estimated = r.singletons_estimated;
+  const SpectrumAnalysis spectrum = analyze_spectrum(r.histogram, so);
+  const nlohmann::json stats =
+      count_stats_json(run_info("count", a.opt.inputs, clock), a.opt, r, spectrum, pass_names, run_warnings(a, r));
+  if (!a.stats.empty()) write_json(a.stats, stats);
+  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+    MultiqcPaths mqc = multiqc_paths(a.stats, a.histo);
+    if (!a.sample.empty()) mqc.sample = a.sample;
+    write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
+    write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
+  }
+  if (!a.report.empty()) write_report_html(stats, r.histogram, spectrum, a.report);
+  if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, spectrum, a.plot);
+}
+
+int run_count(CountArgs& a) {
+  RunClock clock;
+  settle_options(a);
   a.opt.validate();  // before any output file is created
   check_outputs(a);
 
@@ -253,31 +205,12 @@ int run_count(CountArgs& a) {
     meter.print_above([&] { spdlog::debug("{}", s); });
     meter.start_pass(s, &progress, input_total);
   };
-  if (a.no_gate) a.opt.gate = GateMode::none;
   const CountResult r = count_kmers(a.opt, sink, hooks);
   meter.stop();
   for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
-  if (!a.stats.empty() || !a.report.empty() || !a.plot.empty()) {
-    // The spectrum, analysed once for the statistics, the report and the plot:
-    // the last row holds every count above --histo-max, row 1 may be estimated.
-    SpectrumOptions so;
-    so.total_kmers = r.input.kmers;
-    so.last_row_overflow = true;
-    so.row1_estimated = r.singletons_estimated;
-    const SpectrumAnalysis spectrum = analyze_spectrum(r.histogram, so);
-    const nlohmann::json stats = stats_json(a, r, spectrum, clock, pass_names);
-    if (!a.stats.empty()) write_json(a.stats, stats);
-    if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
-      MultiqcPaths mqc = multiqc_paths(a.stats, a.histo);
-      if (!a.sample.empty()) mqc.sample = a.sample;
-      write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
-      write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
-    }
-    if (!a.report.empty()) write_report_html(stats, r.histogram, spectrum, a.report);
-    if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, spectrum, a.plot);
-  }
+  write_summaries(a, r, clock, pass_names);
   if (kff) kff->finish();
   out.commit();
   spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,

@@ -42,43 +42,6 @@ void write_table(const std::string& path, const KmerSpectrumEstimate& e) {
   out.commit();
 }
 
-nlohmann::json estimate_json(const EstimateArgs& a, const EstimateResult& r, const RunClock& clock) {
-  const EstimateOptions& o = a.opt;
-  const KmerSpectrumEstimate& e = r.spectrum;
-  nlohmann::json j = stats_header("estimate", o.inputs);
-  j["k"] = o.k;
-  j["canonical"] = o.canonical;
-  j["threads"] = o.threads;
-  j["reads"] = r.input.reads;
-  j["bases"] = r.input.bases;
-  j["bases_skipped"] = r.input.bases_skipped;
-  j["kmers_total"] = e.kmers_total;
-  j["kmers_distinct"] = as_count(e.distinct);
-  j["kmers_singleton"] = e.f.size() > 1 ? as_count(e.f[1]) : 0;
-  j["kmers_repeated"] = e.distinct >= e.f[1] ? as_count(e.distinct - e.f[1]) : 0;  // seen at least twice
-  nlohmann::json rows = nlohmann::json::array();
-  for (unsigned i = 1; i < e.f.size(); ++i) {
-    const double rse = e.row_relative_std_error(i);
-    rows.push_back({{"count", i},
-                    {"kmers", as_count(e.f[i])},
-                    {"sampled", e.sampled_f[i]},
-                    {"relative_std_error", std::isfinite(rse) ? nlohmann::json(rse) : nlohmann::json(nullptr)}});
-  }
-  j["histogram"] = rows;
-  j["kmers_above_max_row"] = as_count(e.above_max_row);
-  j["exact"] = e.exact;
-  j["relative_std_error"] = e.relative_std_error;
-  j["sampling"] = {{"method", "adaptive distinct sampling of hash_kmer"},
-                   {"hash", kKmerHashName},
-                   {"depth", e.sampling_depth},
-                   {"rate", e.sampling_rate},
-                   {"sampled_keys", e.sampled_keys},
-                   {"max_sampled_keys_log2", o.sample_log2},
-                   {"sampler_bytes", r.sampler_bytes}};
-  add_run_costs(j, clock);
-  return j;
-}
-
 int run_estimate(EstimateArgs& a) {
   RunClock clock;
   a.opt.canonical = !a.no_canonical;
@@ -88,11 +51,11 @@ int run_estimate(EstimateArgs& a) {
   const EstimateResult r = estimate_kmers(a.opt);
   const KmerSpectrumEstimate& e = r.spectrum;
   if (a.format == "json") {
-    write_json(a.output, estimate_json(a, r, clock));
+    write_json(a.output, estimate_stats_json(run_info("estimate", a.opt.inputs, clock), a.opt, r));
   } else {
     write_table(a.output, e);
   }
-  if (!a.json.empty()) write_json(a.json, estimate_json(a, r, clock));
+  if (!a.json.empty()) write_json(a.json, estimate_stats_json(run_info("estimate", a.opt.inputs, clock), a.opt, r));
 
   // "+-1.23%", or why there is no such number (a row with too few samples).
   auto error_of = [](double rse) {

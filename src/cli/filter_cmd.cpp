@@ -25,92 +25,6 @@ struct FilterArgs {
   CLI::Option* min_count_option = nullptr;  // to tell whether -c was given
 };
 
-nlohmann::json tally(const ReadTally& t) { return {{"reads", t.reads}, {"bases", t.bases}}; }
-
-const char* mode_name(const ReadFilterOptions& o) {
-  if (o.paired_files) return "paired files";
-  if (o.interleaved) return "interleaved pairs";
-  return "single reads";
-}
-
-nlohmann::json stats_json(const FilterArgs& a, const ReadFilterResult& r, const RunClock& clock) {
-  const ReadFilterOptions& o = a.opt;
-  nlohmann::json j = stats_header("filter", o.inputs);
-  j["outputs"] = a.output2.empty() ? nlohmann::json::array({a.output}) : nlohmann::json::array({a.output, a.output2});
-  j["format"] = r.format == SeqFormat::fasta ? "fasta" : r.format == SeqFormat::fastq ? "fastq" : "none (no records)";
-  j["layout"] = mode_name(o);
-  j["k"] = o.k;
-  j["canonical"] = true;
-  j["normalize"] = o.normalize;
-  j["target_coverage"] = o.normalize ? nlohmann::json(o.target_coverage) : nlohmann::json(nullptr);
-  j["weak"] = o.weak == WeakMode::drop ? "drop" : o.weak == WeakMode::trim ? "trim" : "off";
-  j["min_count"] = o.weak == WeakMode::none ? nlohmann::json(nullptr) : nlohmann::json(o.min_count);
-  j["threads"] = o.threads;
-  j["reads_in"] = r.in.reads;
-  j["bases_in"] = r.in.bases;
-  j["reads_out"] = r.out.reads;
-  j["bases_out"] = r.out.bases;
-  j["fragments_in"] = r.fragments_in;
-  j["fragments_out"] = r.fragments_out;
-  j["share_of_reads_kept"] = r.in.reads ? double(r.out.reads) / double(r.in.reads) : 0.0;
-  j["reasons"] = {{"kept", tally(r.kept)},
-                  {"above_coverage", tally(r.above_coverage)},
-                  {"weak", tally(r.weak)},
-                  {"short", tally(r.short_reads)}};
-  j["reasons_note"] = "bases as read, before trimming; the four reasons add up to reads_in / bases_in";
-  j["trimmed"] = {{"reads", r.trimmed_reads}, {"bases_removed", r.trimmed_bases}};
-  if (r.sketch.used) {
-    const auto& s = r.sketch;
-    const GatedSketchPlan& p = s.plan;
-    j["sketch"] = {{"kind", "Bloom filter gate (first sightings) before a count-min sketch (conservative update, "
-                            "4 rows of 16 8-bit counters per 64-byte block)"},
-                   {"bytes", s.bytes},
-                   {"blocks", s.blocks},
-                   {"counters", s.blocks * CountMinSketch::kBlockBytes},
-                   {"counter_bits", CountMinSketch::kCounterBits},
-                   {"rows", CountMinSketch::kRows},
-                   {"sizing", s.sizing},
-                   {"source", s.source},
-                   {"estimated_distinct_kmers_in_input", s.estimated_distinct},
-                   {"estimated_singletons_in_input", s.estimated_singletons},
-                   {"kept_share", s.demand.kept_share},
-                   {"design_repeated_kmers", p.repeated_keys},
-                   {"design_once_kmers", p.once_keys},
-                   {"design_keys", p.sketch_keys},
-                   {"capped_by_max_memory", s.capped},
-                   {"design_collision_rate", s.design_collision_rate},
-                   {"gate", {{"bytes", p.gate_bytes()},
-                             {"blocks", p.gate.blocks},
-                             {"hashes", p.gate.hashes},
-                             {"design_keys", p.gate_keys},
-                             {"design_fpr", p.gate_fpr},
-                             {"estimated_fpr", s.gate_estimated_fpr},
-                             {"estimated_keys", std::isfinite(s.gate_estimated_keys)
-                                                    ? nlohmann::json(s.gate_estimated_keys)
-                                                    : nlohmann::json(nullptr)}}},
-                   {"sketch_bytes", p.sketch_bytes()},
-                   {"nonzero_counters", s.fill.nonzero},
-                   {"nonzero_fraction", s.blocks ? double(s.fill.nonzero) / double(s.blocks * 64) : 0.0},
-                   {"saturated_counters", s.fill.saturated},
-                   {"estimated_collision_rate", s.fill.collision_rate},
-                   {"estimated_distinct_kmers", std::isfinite(s.fill.keys) ? nlohmann::json(s.fill.keys)
-                                                                           : nlohmann::json(nullptr)},
-                   {"kmers_queried", r.kmers_queried},
-                   {"kmers_added", r.kmers_added}};
-  }
-  if (r.solid.used)
-    j["solid"] = {{"source", r.solid.source},
-                  {"kmers", r.solid.kmers},
-                  {"bytes", r.solid.bytes},
-                  {"expected_leaked_weak_kmers", r.solid.expected_leaked},
-                  {"seconds", r.solid.seconds}};
-  j["memory_bytes"] = {{"sketch", r.sketch.bytes}, {"solid_kmers", r.solid.bytes}};
-  j["pass_seconds"] = r.pass_seconds;
-  j["stage_seconds"] = {{"workers_summed", r.prepare_seconds}, {"decider", r.decide_seconds}, {"writer", r.write_seconds}};
-  add_run_costs(j, clock);
-  return j;
-}
-
 int run_filter(FilterArgs& a) {
   RunClock clock;
   ReadFilterOptions& o = a.opt;
@@ -144,7 +58,11 @@ int run_filter(FilterArgs& a) {
   hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
   const ReadFilterResult r = filter_reads(o, sink, hooks);
 
-  if (!a.stats.empty()) write_json(a.stats, stats_json(a, r, clock));
+  if (!a.stats.empty()) {
+    const std::vector<std::string> outputs =
+        a.output2.empty() ? std::vector<std::string>{a.output} : std::vector<std::string>{a.output, a.output2};
+    write_json(a.stats, filter_stats_json(run_info("filter", o.inputs, clock), o, r, outputs));
+  }
   if (out2) out2->commit();
   out1.commit();
   const double pct = r.in.reads ? 100.0 * double(r.out.reads) / double(r.in.reads) : 0.0;

@@ -19,42 +19,10 @@ struct InfoArgs {
   bool json = false;
 };
 
-// Saturated layers estimate infinitely many keys: JSON null, text "saturated".
-nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
-
 nlohmann::json describe(const InfoArgs& a, const LoadedFilter& f) {
-  const FilterMeta& m = f.meta;
-  const ScalableBloom& b = f.filter;
-  const ScalableBloomParams& p = b.params();
   struct stat st {};
-  nlohmann::json j;
-  j["file"] = a.input;
-  j["file_bytes"] = ::stat(a.input.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  j["format_version"] = kBloomFileVersion;
-  j["k"] = m.k;
-  j["canonical"] = m.canonical;
-  j["hash"] = {{"name", m.hash_name}, {"seed", m.seed}};
-  j["min_count"] = m.min_count;
-  // build stores a JSON object as the free-form string; show it as one.
-  j["extra"] = nlohmann::json::accept(m.extra_json) ? nlohmann::json::parse(m.extra_json)
-                                                     : nlohmann::json(m.extra_json);
-  j["chain"] = {{"initial_capacity", p.initial_capacity}, {"fpr", p.fpr}, {"growth", p.growth},
-                {"tightening", p.tightening}, {"linear", p.linear_growth}};
-  nlohmann::json layers = nlohmann::json::array();
-  for (size_t i = 0; i < b.layers(); ++i) {
-    const BloomLayerInfo l = b.layer_info(i, true);
-    layers.push_back({{"blocks", b.layer(i).blocks()}, {"bits", l.bits}, {"bytes", b.layer(i).bytes()},
-                      {"hashes", l.hashes}, {"capacity", l.capacity}, {"target_fpr", l.target_fpr},
-                      {"keys", l.keys}, {"bits_set", l.bits_set},
-                      {"fill", l.bits ? double(l.bits_set) / double(l.bits) : 0.0},
-                      {"estimated_keys", finite_or_null(b.layer(i).estimated_keys())},
-                      {"estimated_fpr", l.estimated_fpr}});
-  }
-  j["layers"] = layers;
-  j["bytes"] = b.bytes();
-  j["estimated_keys"] = finite_or_null(b.estimated_keys());
-  j["estimated_fpr"] = b.estimated_fpr();
-  return j;
+  const uint64_t bytes = ::stat(a.input.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  return filter_file_json(a.input, bytes, f);
 }
 
 std::string text_of(const nlohmann::json& j) {

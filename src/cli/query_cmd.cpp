@@ -21,32 +21,6 @@ struct QueryArgs {
   std::string kmers;
 };
 
-nlohmann::json summary_json(const QueryArgs& a, const FilterMeta& meta, const QuerySummary& s, const RunClock& clock) {
-  nlohmann::json j;
-  j["tool"] = "kmerbloom";
-  j["version"] = KMERBLOOM_VERSION;
-  j["command"] = "query";
-  j["command_line"] = saved_command_line();
-  j["filter"] = a.filter;
-  if (a.kmers.empty()) {
-    j["inputs"] = a.opt.inputs;
-  } else {
-    j["kmer_list"] = a.kmers;
-  }
-  j["k"] = meta.k;
-  j["canonical"] = meta.canonical;
-  j["threshold"] = s.threshold;
-  j["reads"] = s.reads;
-  j["reads_with_kmers"] = s.reads_with_kmers;
-  j["reads_hit"] = s.reads_hit;
-  j["fraction_hit"] = s.reads_with_kmers ? double(s.reads_hit) / double(s.reads_with_kmers) : 0.0;
-  j["kmers"] = s.kmers;
-  j["kmers_present"] = s.kmers_present;
-  j["mean_fraction"] = s.mean_fraction;
-  j["wall_seconds"] = clock.wall_seconds();
-  return j;
-}
-
 int run_query(QueryArgs& a) {
   RunClock clock;
   if (a.kmers.empty() == a.opt.inputs.empty())
@@ -81,7 +55,10 @@ int run_query(QueryArgs& a) {
       out.write(std::string_view(buf, static_cast<size_t>(n)));
     }, hooks);
   }
-  if (!a.summary.empty()) write_json(a.summary, summary_json(a, f.meta, s, clock));
+  if (!a.summary.empty())
+    write_json(a.summary, query_summary_json(run_info("query", a.kmers.empty() ? a.opt.inputs : std::vector<std::string>{},
+                                                      clock),
+                                             a.filter, f.meta, s, a.kmers));
   out.commit();
   const char* unit = a.kmers.empty() ? "reads" : "k-mers";
   spdlog::info("{} {}, {} with fraction >= {} ({:.2f}%), mean fraction {:.4f}, {} of {} k-mers present, in {:.1f} s",

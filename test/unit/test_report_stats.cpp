@@ -10,6 +10,7 @@
 #include "kmerbloom/error.hpp"
 #include "kmerbloom/format.hpp"
 #include "kmerbloom/report/report.hpp"
+#include "kmerbloom/report/run_stats.hpp"
 #include "kmerbloom/report/spectrum.hpp"
 #include "kmerbloom/report/stats.hpp"
 
@@ -31,18 +32,27 @@ std::vector<uint64_t> spectrum30x(double scale = 1) {
   return h;
 }
 
+// The statistics `count --stats` writes (count_stats_json) for a run with
+// histogram h (its last row the overflow row), partition index of parts.
 json count_stats(const std::vector<uint64_t>& h, unsigned index, unsigned parts) {
-  uint64_t total = 0, distinct = 0;
+  CountOptions o;
+  o.k = 31;
+  o.histo_max = h.size() - 2;
+  o.partition = index;
+  o.partitions = parts;
+  CountResult r;
+  r.input.reads = 1000;
   for (size_t c = 1; c < h.size(); ++c) {
-    total += c * h[c];
-    distinct += h[c];
+    r.input.kmers += c * h[c];
+    r.distinct += h[c];
   }
-  json j = {{"tool", "kmerbloom"}, {"command", "count"}, {"k", 31}, {"reads", 1000}, {"kmers_total", total},
-            {"kmers_distinct", distinct}, {"kmers_solid", distinct - h[1]}, {"kmers_singleton", h[1]},
-            {"max_count", h.size() - 1}, {"partition", {{"index", index}, {"count", parts}}}};
-  j["histogram"] = {{"max_row", h.size() - 2}, {"overflow_row", h.size() - 1}, {"kmers_above_max_row", h.back()},
-                    {"rows", histogram_rows_json(h)}};
-  return j;
+  r.singletons = h[1];
+  r.solid = r.distinct - h[1];
+  r.max_count = h.size() - 1;
+  r.histogram = h;
+  RunInfo run;
+  run.command = "count";
+  return count_stats_json(run, o, r, analyze_spectrum(h, {}), {}, {});
 }
 
 std::string error_of(const json& j) {
