@@ -20,25 +20,13 @@
 #include <string>
 #include <string_view>
 
+#include "kmerbloom/bases.hpp"
 #include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom {
 
 inline constexpr unsigned kMaxK = 255;
 inline constexpr unsigned kMaxSmallK = 31;
-
-// 0-3 for ACGT (either case; U/u read as T), 4 for every other byte.
-inline constexpr std::array<uint8_t, 256> kBaseCode = [] {
-  std::array<uint8_t, 256> t{};
-  t.fill(4);
-  t['A'] = t['a'] = 0;
-  t['C'] = t['c'] = 1;
-  t['G'] = t['g'] = 2;
-  t['T'] = t['t'] = t['U'] = t['u'] = 3;
-  return t;
-}();
-
-inline constexpr char kBaseChar[4] = {'A', 'C', 'G', 'T'};
 
 // Parameters of one run's k-mers, for word type W.
 template <class W>

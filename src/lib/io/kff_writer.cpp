@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "io/kff_format.hpp"
+#include "kmerbloom/bases.hpp"
 #include "kmerbloom/io/kff.hpp"
 #include "kmerbloom/io/output.hpp"
-#include "kmerbloom/kmer/kmer.hpp"
 
 namespace kmerbloom {
 

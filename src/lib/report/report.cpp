@@ -93,28 +93,30 @@ std::string html_escape(const std::string& t) {
   return out;
 }
 
-std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis& a, const PlotOptions& o) {
-  const double W = o.width, H = o.height;
-  std::string s = strf(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %u %u\" width=\"%u\" height=\"%u\" "
-      "font-family=\"DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif\" font-size=\"13\" "
-      "role=\"img\" aria-label=\"k-mer spectrum\">\n",
-      o.width, o.height, o.width, o.height);
-  s += strf("<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", o.width, o.height);
-  const std::string title = o.k ? strf("k-mer spectrum (k = %u)", o.k) : std::string("k-mer spectrum");
-  s += svg_text(80, 24, title, "font-size=\"16\" font-weight=\"bold\" fill=\"#222\"");
+namespace {
 
-  // Rows to draw: up to ~3x the peak, never the overflow row.
-  size_t last = h.empty() ? 0 : h.size() - 1;
-  while (last >= 1 && h[last] == 0) --last;
-  const bool overflow_row = a.overflow_row != 0 && a.overflow_row == last;
-  const size_t drawable = overflow_row ? last - 1 : last;
+// The rows a plot shows: up to about 3x the peak, never the overflow row.
+struct PlotRows {
+  size_t last = 0;       // last non-zero row
+  size_t drawable = 0;   // last row that may be drawn
+  size_t xmax = 10;      // x axis end
+  bool overflow_row = false;
+  uint64_t maxf = 1;     // highest row shown
+  uint64_t hidden = 0;   // k-mers in rows not shown
+};
+
+PlotRows plot_rows(const std::vector<uint64_t>& h, const SpectrumAnalysis& a) {
+  PlotRows p;
+  p.last = h.empty() ? 0 : h.size() - 1;
+  while (p.last >= 1 && h[p.last] == 0) --p.last;
+  p.overflow_row = a.overflow_row != 0 && a.overflow_row == p.last;
+  p.drawable = p.overflow_row ? p.last - 1 : p.last;
   size_t xmax = 10;
   if (a.has_peak) {
     xmax = std::max<size_t>(10, static_cast<size_t>(std::ceil(3 * a.peak_coverage)));
   } else if (a.kmers_distinct > 0) {  // cover 99.9% of the distinct k-mers
     uint64_t seen = 0;
-    for (size_t c = 1; c <= drawable; ++c) {
+    for (size_t c = 1; c <= p.drawable; ++c) {
       seen += h[c];
       if (static_cast<double>(seen) >= 0.999 * static_cast<double>(a.kmers_distinct)) {
         xmax = std::max<size_t>(10, c + 1);
@@ -122,17 +124,18 @@ std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis&
       }
     }
   }
-  xmax = std::max<size_t>(10, std::min(xmax, std::max<size_t>(drawable + 1, 10)));
-  uint64_t maxf = 1, hidden = 0;
-  for (size_t c = 1; c <= last; ++c) {
-    const bool shown = c <= xmax && !(overflow_row && c == last);
-    hidden += shown ? 0 : h[c];
-    if (shown) maxf = std::max(maxf, h[c]);
+  p.xmax = std::max<size_t>(10, std::min(xmax, std::max<size_t>(p.drawable + 1, 10)));
+  for (size_t c = 1; c <= p.last; ++c) {
+    const bool shown = c <= p.xmax && !(p.overflow_row && c == p.last);
+    p.hidden += shown ? 0 : h[c];
+    if (shown) p.maxf = std::max(p.maxf, h[c]);
   }
-  const double ytop = std::max(1.0, std::ceil(std::log10(static_cast<double>(maxf)) + 0.05));
-  const Frame fr{80, 62, W - 80 - 24, H - 62 - 58, static_cast<double>(xmax), ytop};
+  return p;
+}
 
-  // Error region, grid, axes.
+// Error region, grid, axes and their labels.
+std::string svg_axes(const Frame& fr, const SpectrumAnalysis& a, double H) {
+  std::string s;
   if (a.has_trough && a.trough > 1)
     s += strf("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fbe4e1\"/>\n", fr.left, fr.top,
               fr.x(static_cast<double>(a.trough)) - fr.left, fr.height);
@@ -157,17 +160,13 @@ std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis&
       "<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\" fill=\"#222\">"
       "distinct k-mers (log scale)</text>\n",
       fr.top + fr.height / 2);
+  return s;
+}
 
-  if (a.kmers_distinct == 0) {
-    s += svg_text(fr.left + fr.width / 2, fr.top + fr.height / 2, "no k-mers in the histogram",
-                  "text-anchor=\"middle\" font-size=\"18\" fill=\"#a33\"");
-    return s + "</svg>\n";
-  }
-
-  // The spectrum: filled area and line, broken where a row is empty.
+// The spectrum: filled area and line, broken where a row is empty.
+std::string svg_curve(const std::vector<uint64_t>& h, const Frame& fr, size_t end) {
   std::string area, line;
   size_t c = 1;
-  const size_t end = std::min<size_t>(xmax, drawable);
   while (c <= end) {
     if (h[c] == 0) {
       ++c;
@@ -184,10 +183,13 @@ std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis&
     area += pts + strf("L%.1f %.1f L%.1f %.1f Z ", fr.x(static_cast<double>(c - 1)), fr.bottom(),
                        fr.x(static_cast<double>(first)), fr.bottom());
   }
-  s += "<path d=\"" + area + "\" fill=\"#cfe0f3\" stroke=\"none\"/>\n";
-  s += "<path d=\"" + line + "\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1.8\" stroke-linejoin=\"round\"/>\n";
+  return "<path d=\"" + area + "\" fill=\"#cfe0f3\" stroke=\"none\"/>\n" + "<path d=\"" + line +
+         "\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1.8\" stroke-linejoin=\"round\"/>\n";
+}
 
-  // Marks: trough, peak, secondary peaks.
+// Marks: trough, peak, secondary peaks.
+std::string svg_marks(const std::vector<uint64_t>& h, const SpectrumAnalysis& a, const Frame& fr) {
+  std::string s;
   double trough_x = -1e9;
   if (a.has_trough && a.trough > 1) {
     trough_x = fr.x(static_cast<double>(a.trough));
@@ -222,8 +224,12 @@ std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis&
     s += svg_text(x + 4, fr.top + 70, strf("%.1fx", cov), "fill=\"#7d3c98\"");
   }
 
-  // Summary above the plot, where it hides no part of the curve.
-  std::string summary;
+  return s;
+}
+
+// The summary above the plot, where it hides no part of the curve.
+std::string svg_summary(const SpectrumAnalysis& a, const Frame& fr, const PlotRows& rows) {
+  std::string s, summary;
   if (a.has_peak)
     summary = "genome size \u2248 " + format_bases(a.genome_size) +
               strf("  \u00b7  peak coverage %.1fx", a.peak_coverage) +
@@ -233,10 +239,38 @@ std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis&
   s += strf("<text x=\"%.1f\" y=\"48\" fill=\"#333\">", fr.left) + html_escape(summary);
   if (!a.reliable) s += "<tspan fill=\"#b35900\" font-weight=\"bold\">  \u00b7  unreliable: see the notes</tspan>";
   s += "</text>\n";
-  if (hidden)
-    s +=
-        svg_text(fr.left + fr.width, 24, format_count(hidden) + " k-mers beyond " + std::to_string(xmax) + " not shown",
-                 "text-anchor=\"end\" fill=\"#777\" font-size=\"12\"");
+  if (rows.hidden)
+    s += svg_text(fr.left + fr.width, 24,
+                  format_count(rows.hidden) + " k-mers beyond " + std::to_string(rows.xmax) + " not shown",
+                  "text-anchor=\"end\" fill=\"#777\" font-size=\"12\"");
+  return s;
+}
+
+}  // namespace
+
+std::string spectrum_svg(const std::vector<uint64_t>& h, const SpectrumAnalysis& a, const PlotOptions& o) {
+  const double W = o.width, H = o.height;
+  std::string s = strf(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %u %u\" width=\"%u\" height=\"%u\" "
+      "font-family=\"DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif\" font-size=\"13\" "
+      "role=\"img\" aria-label=\"k-mer spectrum\">\n",
+      o.width, o.height, o.width, o.height);
+  s += strf("<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", o.width, o.height);
+  const std::string title = o.k ? strf("k-mer spectrum (k = %u)", o.k) : std::string("k-mer spectrum");
+  s += svg_text(80, 24, title, "font-size=\"16\" font-weight=\"bold\" fill=\"#222\"");
+
+  const PlotRows rows = plot_rows(h, a);
+  const double ytop = std::max(1.0, std::ceil(std::log10(static_cast<double>(rows.maxf)) + 0.05));
+  const Frame fr{80, 62, W - 80 - 24, H - 62 - 58, static_cast<double>(rows.xmax), ytop};
+  s += svg_axes(fr, a, H);
+  if (a.kmers_distinct == 0) {
+    s += svg_text(fr.left + fr.width / 2, fr.top + fr.height / 2, "no k-mers in the histogram",
+                  "text-anchor=\"middle\" font-size=\"18\" fill=\"#a33\"");
+    return s + "</svg>\n";
+  }
+  s += svg_curve(h, fr, std::min<size_t>(rows.xmax, rows.drawable));
+  s += svg_marks(h, a, fr);
+  s += svg_summary(a, fr, rows);
   return s + "</svg>\n";
 }
 

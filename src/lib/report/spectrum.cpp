@@ -105,14 +105,26 @@ size_t secondary_peak(const std::vector<uint64_t>& f, const std::vector<double>&
 
 }  // namespace
 
-SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const SpectrumOptions& options) {
-  SpectrumAnalysis a;
+namespace {
+
+// The rows that hold k-mers, and what the overflow row stands for.
+struct Rows {
+  size_t last = 0;              // last non-zero row
+  bool overflow_used = false;   // the last row is the overflow row
+  long double overflow_occ = 0; // occurrences it stands for
+};
+
+// Distinct and total k-mers, and the notes on the overflow row and row 1.
+Rows add_totals(const std::vector<uint64_t>& histogram, const SpectrumOptions& options, SpectrumAnalysis& a) {
+  Rows r;
   // Trailing empty rows carry nothing; the overflow row keeps its meaning only
   // if it is the true last row.
-  size_t last = histogram.empty() ? 0 : histogram.size() - 1;
+  size_t& last = r.last;
+  last = histogram.empty() ? 0 : histogram.size() - 1;
   const bool overflow = options.last_row_overflow && last >= 1;
   while (last >= 1 && histogram[last] == 0) --last;
-  const bool overflow_used = overflow && last == histogram.size() - 1;
+  r.overflow_used = overflow && last == histogram.size() - 1;
+  const bool overflow_used = r.overflow_used;
 
   if (overflow_used) a.overflow_row = last;
   long double occ = 0;
@@ -121,7 +133,8 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
     occ += static_cast<long double>(c) * static_cast<long double>(histogram[c]);
   }
   // Occurrences of the overflow row: from the known total when it says more.
-  long double overflow_occ = overflow_used ? static_cast<long double>(last) * histogram[last] : 0;
+  long double& overflow_occ = r.overflow_occ;
+  overflow_occ = overflow_used ? static_cast<long double>(last) * histogram[last] : 0;
   if (overflow_used && histogram[last] > 0) {
     const long double rest = occ - overflow_occ;
     if (options.total_kmers > 0 && static_cast<long double>(options.total_kmers) - rest > overflow_occ) {
@@ -138,15 +151,13 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
   a.kmers_total = options.total_kmers > 0 ? options.total_kmers : static_cast<uint64_t>(occ);
   if (options.row1_estimated)
     a.notes.push_back("row 1 (k-mers seen once) is estimated (Bloom-gated counting); rows 2 and above are exact");
+  return r;
+}
 
-  if (a.kmers_distinct == 0) {
-    a.warnings.push_back("the histogram is empty");
-    return a;
-  }
-  const std::vector<uint64_t>& f = histogram;
-  const std::vector<double> s = smooth_log(f, last);
-  const size_t peak_last = overflow_used ? last - 1 : last;  // the overflow row is no peak
-
+// The error trough and the main peak of the smoothed spectrum s; false, with
+// a warning, when the spectrum never rises again.
+bool find_trough_and_peak(const std::vector<uint64_t>& f, const std::vector<double>& s, size_t peak_last,
+                          SpectrumAnalysis& a) {
   // Error trough: the first strict rise of the smoothed spectrum.
   size_t t0 = 0;
   for (size_t c = 1; c < peak_last; ++c)
@@ -158,7 +169,7 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
     a.warnings.push_back(
         "no error trough: the spectrum falls from row 1 and never rises again "
         "(coverage too low, or mostly sequencing errors)");
-    return a;
+    return false;
   }
   // Main peak: the highest smoothed row above it; then the trough moves to
   // the lowest smoothed row between the first rise and the peak.
@@ -182,7 +193,14 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
   a.peak = p;
   a.peak_height = f[p];
   a.peak_coverage = refine_around(f, p, t, peak_last);
+  return true;
+}
 
+// Error and solid k-mers on either side of the trough, and the genome size.
+void split_at_trough(const std::vector<uint64_t>& f, const Rows& rows, SpectrumAnalysis& a) {
+  const size_t last = rows.last, t = a.trough;
+  const bool overflow_used = rows.overflow_used;
+  const long double overflow_occ = rows.overflow_occ;
   long double solid_occ = 0;
   for (size_t c = 1; c <= last; ++c) {
     const long double o = (overflow_used && c == last) ? overflow_occ : static_cast<long double>(c) * f[c];
@@ -197,8 +215,12 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
   a.error_distinct_share = static_cast<double>(a.error_distinct) / static_cast<double>(a.kmers_distinct);
   a.error_kmer_share = a.kmers_total ? static_cast<double>(a.error_kmers) / static_cast<double>(a.kmers_total) : 0.0;
   a.genome_size = static_cast<double>(solid_occ) / a.peak_coverage;
+}
 
-  // Secondary peaks, only as notes.
+// Peaks at half and twice the main one, as notes.
+void note_secondary_peaks(const std::vector<uint64_t>& f, const std::vector<double>& s, size_t peak_last,
+                          SpectrumAnalysis& a) {
+  const size_t p = a.peak, t = a.trough;
   const double pc = static_cast<double>(p);
   const size_t h = secondary_peak(f, s, std::max<size_t>(t + 1, static_cast<size_t>(pc * 0.35)),
                                   static_cast<size_t>(pc * 0.65), 0.05 * static_cast<double>(f[p]));
@@ -217,8 +239,10 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
                       "% as high: if the sample is a highly heterozygous diploid, the main peak is the "
                       "heterozygous one and the haploid genome size is about half the estimate");
   }
+}
 
-  // Reliability.
+void check_reliability(const SpectrumOptions& options, size_t peak_last, SpectrumAnalysis& a) {
+  const size_t p = a.peak;
   if (a.peak_coverage < options.min_peak_coverage)
     a.warnings.push_back("the peak coverage (" + fmt("%.1f", a.peak_coverage) + "x) is below " +
                          fmt("%g", options.min_peak_coverage) + "x: too shallow to tell genomic k-mers from errors");
@@ -233,6 +257,24 @@ SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const 
         "the peak is at the histogram's last row: the coverage may be higher than the histogram "
         "reaches (raise --histo-max)");
   a.reliable = a.warnings.empty();
+}
+
+}  // namespace
+
+SpectrumAnalysis analyze_spectrum(const std::vector<uint64_t>& histogram, const SpectrumOptions& options) {
+  SpectrumAnalysis a;
+  const Rows rows = add_totals(histogram, options, a);
+  if (a.kmers_distinct == 0) {
+    a.warnings.push_back("the histogram is empty");
+    return a;
+  }
+  const std::vector<uint64_t>& f = histogram;
+  const std::vector<double> s = smooth_log(f, rows.last);
+  const size_t peak_last = rows.overflow_used ? rows.last - 1 : rows.last;  // the overflow row is no peak
+  if (!find_trough_and_peak(f, s, peak_last, a)) return a;
+  split_at_trough(f, rows, a);
+  note_secondary_peaks(f, s, peak_last, a);
+  check_reliability(options, peak_last, a);
   return a;
 }
 
