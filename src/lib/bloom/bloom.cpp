@@ -21,9 +21,10 @@ namespace {
 constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
 constexpr unsigned kPositionsPerWord = 7;  // 7 x 9 bits out of 64
 
-// Calls f(position in [0, 512)) for the k positions of hash h.
+// Calls f(position in [0, 512)) for the k positions of hash h, in order,
+// while f returns true; returns whether every call did.
 template <class F>
-inline void for_each_position(uint64_t h, unsigned k, F&& f) noexcept {
+inline bool all_positions(uint64_t h, unsigned k, F&& f) noexcept {
   uint64_t state = h;
   unsigned done = 0;
   while (done < k) {
@@ -31,11 +32,12 @@ inline void for_each_position(uint64_t h, unsigned k, F&& f) noexcept {
     uint64_t x = mix64(state);
     const unsigned take = std::min(k - done, kPositionsPerWord);
     for (unsigned j = 0; j < take; ++j) {
-      f(static_cast<unsigned>(x & 511U));
+      if (!f(static_cast<unsigned>(x & 511U))) return false;
       x >>= 9;
     }
     done += take;
   }
+  return true;
 }
 
 inline uint64_t load_relaxed(const uint64_t& w) noexcept {
@@ -242,7 +244,10 @@ BlockedBloom& BlockedBloom::operator=(BlockedBloom&& other) noexcept {
 bool BlockedBloom::test_and_set(uint64_t h) noexcept {
   uint64_t* block = words_.get() + block_of(h) * kWordsPerBlock;
   uint64_t mask[kWordsPerBlock] = {};
-  for_each_position(h, hashes_, [&](unsigned pos) { mask[pos >> 6] |= uint64_t{1} << (pos & 63); });
+  all_positions(h, hashes_, [&](unsigned pos) {
+    mask[pos >> 6] |= uint64_t{1} << (pos & 63);
+    return true;
+  });
   unsigned todo = 0;  // words that miss some of their bits
   for (unsigned w = 0; w < kWordsPerBlock; ++w)
     todo |= static_cast<unsigned>((mask[w] & ~load_relaxed(block[w])) != 0) << w;
@@ -258,20 +263,9 @@ bool BlockedBloom::test_and_set(uint64_t h) noexcept {
 
 bool BlockedBloom::contains(uint64_t h) const noexcept {
   const uint64_t* block = words_.get() + block_of(h) * kWordsPerBlock;
-  uint64_t state = h;
-  unsigned done = 0;
-  while (done < hashes_) {
-    state += kGolden;
-    uint64_t x = mix64(state);
-    const unsigned take = std::min(hashes_ - done, kPositionsPerWord);
-    for (unsigned j = 0; j < take; ++j) {
-      const auto pos = static_cast<unsigned>(x & 511U);
-      if ((load_relaxed(block[pos >> 6]) & (uint64_t{1} << (pos & 63))) == 0) return false;
-      x >>= 9;
-    }
-    done += take;
-  }
-  return true;
+  return all_positions(h, hashes_, [&](unsigned pos) {
+    return (load_relaxed(block[pos >> 6]) & (uint64_t{1} << (pos & 63))) != 0;
+  });
 }
 
 uint64_t BlockedBloom::bits_set() const noexcept {

@@ -199,6 +199,18 @@ struct SequenceReader::Impl {
     if (n > kMaxLen) fail(std::string(what) + " longer than 4 GiB");
   }
 
+  // A record whose header is the current line ('>' or '@' and the name):
+  // the name goes to the arena, the sequence starts after it.
+  RecordBatch::Record begin_record(std::string& a) {
+    RecordBatch::Record r{};
+    r.name_off = a.size();
+    r.name_len = len32(line.size() - 1);
+    r.line = line_no;
+    a.append(line.data() + 1, line.size() - 1);
+    r.seq_off = a.size();
+    return r;
+  }
+
   // Each reader appends one record to b, or returns false at end of input.
   bool read_fasta(RecordBatch& b) {
     if (!next_line()) return false;
@@ -207,12 +219,7 @@ struct SequenceReader::Impl {
     // for every record; checked anyway to keep the invariant local.
     if (line.empty() || line[0] != '>') fail("expected '>' at start of FASTA record");
     std::string& a = b.arena;
-    RecordBatch::Record r{};
-    r.name_off = a.size();
-    r.name_len = len32(line.size() - 1);
-    r.line = line_no;
-    a.append(line.data() + 1, line.size() - 1);
-    r.seq_off = a.size();
+    RecordBatch::Record r = begin_record(a);
     while (next_line()) {
       if (line.empty()) continue;
       if (line[0] == '>') {
@@ -251,14 +258,8 @@ struct SequenceReader::Impl {
     if (line[0] != '@')
       fail("expected '@' at start of FASTQ record, found " + show_char(static_cast<unsigned char>(line[0])));
     std::string& a = b.arena;
-    RecordBatch::Record r{};
-    r.name_off = a.size();
-    r.name_len = len32(line.size() - 1);
-    r.line = line_no;
-    a.append(line.data() + 1, line.size() - 1);
-
+    RecordBatch::Record r = begin_record(a);
     // Sequence: every line up to the '+' line.
-    r.seq_off = a.size();
     for (;;) {
       if (!next_line()) fail("truncated record (end of input before the '+' line)");
       if (!line.empty() && line[0] == '+') break;

@@ -45,7 +45,7 @@ struct Chunk {
 };
 using ChunkPtr = std::unique_ptr<Chunk>;
 using Channel = HandOff<Chunk>;
-using Reorder = SerialOrder<Chunk>;
+using Ordered = SerialOrder<Chunk>;
 
 // "FILE: record N (line L)" for record i of batch b, the reader's form.
 std::string where(const std::string& path, const RecordBatch& b, size_t i) {
@@ -423,7 +423,7 @@ class Stages {
   const bool split_;
 
   Channel free_, work_, write_;
-  Reorder reorder_;
+  Ordered reorder_;
   RecordBatch spare_;
   std::string out_[2];
   std::mutex time_mu_;
