@@ -262,7 +262,8 @@ Action setup_count(CLI::App& sub) {
                  "partitions' data beyond it goes to temporary files; too small for the buffers is exit 5");
   sub.add_option("--tmp-dir", a->opt.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
   sub.add_option("--partition", a->partition,
-                 "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather");
+                 "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather; on bin files "
+                 "(kmerbloom bin) the bins I, I+N, I+2N, ...");
   sub.add_option("--bloom-growth", a->opt.bloom_growth,
                  "Capacity ratio of successive Bloom layers, 1.25 to 16 (layers are added only when the first fills)")
       ->check(CLI::Range(1.25, 16.0))

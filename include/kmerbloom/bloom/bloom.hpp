@@ -258,12 +258,6 @@ class ScalableBloom {
   [[nodiscard]] double estimated_fpr() const noexcept;
   // Sum of the layers' estimated_keys(). O(bytes).
   [[nodiscard]] double estimated_keys() const noexcept;
-  // Expected number of keys that met a false positive as they arrived, had
-  // each layer's keys arrived one by one: the model rate of the chain at each
-  // insertion (earlier layers full, the newest at its count of the moment),
-  // summed. A one-pass counter's expected leaked singletons. Not while other
-  // threads insert.
-  [[nodiscard]] double expected_false_positives() const;
 
  private:
   struct Layer;

@@ -496,26 +496,3 @@ double ScalableBloom::estimated_keys() const noexcept {
 }
 
 }  // namespace kmerbloom
-
-namespace kmerbloom {
-
-double ScalableBloom::expected_false_positives() const {
-  constexpr int kSteps = 32;  // trapezoids per layer
-  double total = 0;
-  double pass_before = 1;  // chance a new key passes the full earlier layers
-  for (size_t i = 0; i < layers(); ++i) {
-    const BlockedBloom& f = layer(i);
-    const auto keys = static_cast<double>(slots_[i]->count.load(std::memory_order_relaxed));
-    auto rate = [&](double n) {
-      const double own = BlockedBloom::expected_fpr(static_cast<uint64_t>(n), f.blocks(), f.hashes());
-      return 1 - pass_before * (1 - own);
-    };
-    double sum = 0;
-    for (int s = 0; s <= kSteps; ++s) sum += rate(keys * s / kSteps) * (s == 0 || s == kSteps ? 0.5 : 1.0);
-    total += sum * keys / kSteps;
-    pass_before *= 1 - BlockedBloom::expected_fpr(static_cast<uint64_t>(keys), f.blocks(), f.hashes());
-  }
-  return total;
-}
-
-}  // namespace kmerbloom

@@ -20,17 +20,38 @@
 namespace kmerbloom {
 namespace detail {
 
-uint64_t bin_checksum(const uint8_t* data, uint64_t size) {
-  uint64_t h = mix64(size ^ 0x6b6d657262696e73ULL);
-  uint64_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, data + i, 8);
-    h = mix64(h ^ w) + i;
+BinChecksum::BinChecksum(uint64_t size) : h_(mix64(size ^ 0x6b6d657262696e73ULL)) {}
+
+void BinChecksum::add(const uint8_t* data, uint64_t size) {
+  while (size > 0 && (held_ > 0 || size < 8)) {  // finish a started word first
+    word_[held_++] = *data++;
+    --size;
+    if (held_ == 8) {
+      uint64_t w;
+      std::memcpy(&w, word_, 8);
+      h_ = mix64(h_ ^ w) + at_;
+      at_ += 8;
+      held_ = 0;
+    }
   }
+  for (; size >= 8; size -= 8, data += 8, at_ += 8) {
+    uint64_t w;
+    std::memcpy(&w, data, 8);
+    h_ = mix64(h_ ^ w) + at_;
+  }
+  for (; size > 0; --size) word_[held_++] = *data++;
+}
+
+uint64_t BinChecksum::finish() const {
   uint64_t tail = 0;
-  std::memcpy(&tail, data + i, size - i);
-  return mix64(h ^ tail);
+  std::memcpy(&tail, word_, held_);
+  return mix64(h_ ^ tail);
+}
+
+uint64_t bin_checksum(const uint8_t* data, uint64_t size) {
+  BinChecksum c(size);
+  c.add(data, size);
+  return c.finish();
 }
 
 BinFile::BinFile(std::string path) : path_(std::move(path)) {
@@ -198,16 +219,18 @@ BinResult write_bins(const BinOptions& o, const CountHooks& hooks) {
   std::vector<detail::BinIndexEntry> index(plan.partitions);
   uint64_t at = sizeof h;
   detail::LoadedPartition part;
-  std::vector<uint8_t> bin;
   for (uint32_t b = 0; b < plan.partitions; ++b) {
-    detail::load_partition(store, b, part);
-    bin.clear();
-    for (const auto& f : part.fragments)
-      bin.insert(bin.end(), part.data.begin() + static_cast<std::ptrdiff_t>(f.offset),
-                 part.data.begin() + static_cast<std::ptrdiff_t>(f.offset + f.bytes));
-    index[b] = {at, bin.size(), kmers[b], detail::bin_checksum(bin.data(), bin.size())};
-    out.write({reinterpret_cast<const char*>(bin.data()), bin.size()});
-    at += bin.size();
+    detail::load_partition(store, b, part);  // fragments in input order
+    uint64_t bytes = 0;
+    for (const auto& f : part.fragments) bytes += f.bytes;
+    detail::BinChecksum sum(bytes);
+    for (const auto& f : part.fragments) {
+      const uint8_t* p = part.data.data() + f.offset;
+      sum.add(p, f.bytes);
+      out.write({reinterpret_cast<const char*>(p), f.bytes});
+    }
+    index[b] = {at, bytes, kmers[b], sum.finish()};
+    at += bytes;
     r.input.kmers += kmers[b];
     r.largest_bin_kmers = std::max(r.largest_bin_kmers, kmers[b]);
   }

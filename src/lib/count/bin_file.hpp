@@ -42,7 +42,20 @@ static_assert(sizeof(BinTrailer) == 24);
 inline constexpr char kBinMagic[8] = {'K', 'M', 'E', 'R', 'B', 'I', 'N', 'S'};
 inline constexpr uint32_t kBinVersion = 1;
 
-// Checksum of a bin's bytes (and of the index): 64-bit words through mix64.
+// Checksum of a bin's bytes (and of the index): 64-bit words through mix64,
+// seeded with the size. BinChecksum takes the bytes in pieces (a bin's
+// fragments as they are written); bin_checksum in one.
+class BinChecksum {
+ public:
+  explicit BinChecksum(uint64_t size);
+  void add(const uint8_t* data, uint64_t size);
+  uint64_t finish() const;
+
+ private:
+  uint64_t h_, at_ = 0;  // at_: bytes taken so far
+  uint8_t word_[8] = {};
+  unsigned held_ = 0;    // bytes of word_ taken
+};
 uint64_t bin_checksum(const uint8_t* data, uint64_t size);
 
 // One bin file, open for reading. Its header and index are checked on opening.
