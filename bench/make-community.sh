@@ -2,6 +2,8 @@
 # Uneven-coverage benchmark data: a mock bacterial community, paired reads.
 #
 #   bash bench/make-community.sh [OUTDIR]      # default /tmp/kmerbloom-bench/data
+#   NAME=community10x TOTAL_BASES=5e9 JOBS=2 bash bench/make-community.sh
+#                        # the counting core's scale set: 10x the bases, same genomes
 #
 # Deterministic (fixed seeds, gzip -n): the same files on every machine with
 # the same Debian packages. Genomes are the ones Debian ships as example or
@@ -26,16 +28,22 @@
 # per genome; read names start with the genome's name. The pairs of all
 # genomes are shuffled together (seeded), as a sequencer would mix them.
 #
-# Outputs in OUTDIR:
-#   community_R1.fq.gz, community_R2.fq.gz   the reads
-#   community_refs.fa                        all genomes, contigs named GENOME|ID
-#   community.tsv                            genome, bases, contigs, coverage, pairs
+# Outputs in OUTDIR (NAME is "community" unless set):
+#   NAME_R1.fq.gz, NAME_R2.fq.gz   the reads
+#   NAME_refs.fa                   all genomes, contigs named GENOME|ID
+#   NAME.tsv                       genome, bases, contigs, coverage, pairs
 #
-# Environment: TOTAL_BASES (5e8), SPREAD (100), SEED (18), DOC (/usr/share/doc).
+# Environment: NAME (community), TOTAL_BASES (5e8), SPREAD (100), SEED (18),
+# JOBS (ART runs at a time, 1; the reads do not depend on it), SORT_MEM (sort's
+# buffer, 2G), DOC (/usr/share/doc). The scale set needs about 35 GB of
+# temporary space under TMPDIR while it is made.
 set -euo pipefail
 export LC_ALL=C
 OUT=${1:-${BENCH_DATA:-/tmp/kmerbloom-bench/data}}
+NAME=${NAME:-community}
 TOTAL_BASES=${TOTAL_BASES:-500000000}
+JOBS=${JOBS:-1}
+SORT_MEM=${SORT_MEM:-2G}
 SPREAD=${SPREAD:-100}
 SEED=${SEED:-18}
 
@@ -132,32 +140,42 @@ awk -v total="$TOTAL_BASES" -v spread="$SPREAD" '
     for (i = 1; i <= n; ++i) printf "%s %d %d %.4f\n", name[i], len[i], contigs[i], top * rel[i]
   }' "$WORK/sizes" > "$WORK/plan"
 
-log "ART (2 x 150 bp, HS25), one genome at a time"
+log "ART (2 x 150 bp, HS25), $JOBS genome(s) at a time"
+# simulate INDEX GENOME COVERAGE: one genome's pairs, seeded by its rank.
+simulate() {
+  art_illumina -q -na -ss HS25 -i "$WORK/$2.fa" -l 150 -f "$3" -p -m 400 -s 50 -rs $((SEED * 100 + $1)) \
+    -o "$WORK/$2." > "$WORK/$2.art.log" 2>&1 || { cat "$WORK/$2.art.log" >&2; return 1; }
+  log "$2: ${3}x"
+}
 i=0
+pids=()
 while read -r g len contigs cov; do
   i=$((i + 1))
-  art_illumina -q -na -ss HS25 -i "$WORK/$g.fa" -l 150 -f "$cov" -p -m 400 -s 50 -rs $((SEED * 100 + i)) \
-    -o "$WORK/$g." > "$WORK/$g.art.log" 2>&1 || { cat "$WORK/$g.art.log" >&2; exit 1; }
-  log "$g: $len bp, ${cov}x"
+  simulate "$i" "$g" "$cov" &
+  pids+=($!)
+  if [ "${#pids[@]}" -ge "$JOBS" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done < "$WORK/plan"
+for p in "${pids[@]}"; do wait "$p"; done
 
 log "shuffle the pairs (seeded) and compress"
 for g in "${names[@]}"; do
   paste <(paste - - - - < "$WORK/$g.1.fq") <(paste - - - - < "$WORK/$g.2.fq")
   rm -f "$WORK/$g.1.fq" "$WORK/$g.2.fq"
 done | awk -v seed="$SEED" 'BEGIN { srand(seed) } { printf "%.12f\t%s\n", rand(), $0 }' |
-  sort -t $'\t' -k1,1 -S 2G -T "$WORK" | cut -f2- > "$WORK/pairs.tsv"
-cut -f1-4 "$WORK/pairs.tsv" | tr '\t' '\n' | gzip -6 -n > "$OUT/community_R1.fq.gz" &
-cut -f5-8 "$WORK/pairs.tsv" | tr '\t' '\n' | gzip -6 -n > "$OUT/community_R2.fq.gz" &
+  sort -t $'\t' -k1,1 -S "$SORT_MEM" -T "$WORK" | cut -f2- > "$WORK/pairs.tsv"
+cut -f1-4 "$WORK/pairs.tsv" | tr '\t' '\n' | gzip -6 -n > "$OUT/${NAME}_R1.fq.gz" &
+cut -f5-8 "$WORK/pairs.tsv" | tr '\t' '\n' | gzip -6 -n > "$OUT/${NAME}_R2.fq.gz" &
 wait
-for g in "${names[@]}"; do cat "$WORK/$g.fa"; done > "$OUT/community_refs.fa"
+for g in "${names[@]}"; do cat "$WORK/$g.fa"; done > "$OUT/${NAME}_refs.fa"
 
+# Pairs per genome in one read of the pairs (a read name is @GENOME|...).
+cut -f1 "$WORK/pairs.tsv" | awk -F'|' '{ n[substr($1, 2)]++ } END { for (g in n) print g, n[g] }' > "$WORK/pairs"
 {
   printf 'genome\tbases\tcontigs\tcoverage\tpairs\n'
   while read -r g len contigs cov; do
-    pairs=$(awk -F"\t" -v p="@$g|" 'index($1, p) == 1 { n++ } END { print n + 0 }' "$WORK/pairs.tsv")
-    printf '%s\t%s\t%s\t%.2f\t%s\n' "$g" "$len" "$contigs" "$cov" "$pairs"
+    pairs=$(awk -v g="$g" '$1 == g { print $2 }' "$WORK/pairs")
+    printf '%s\t%s\t%s\t%.2f\t%s\n' "$g" "$len" "$contigs" "$cov" "${pairs:-0}"
   done < "$WORK/plan"
-} > "$OUT/community.tsv"
-column -t "$OUT/community.tsv" >&2
-log "done -> $OUT/community_R1.fq.gz, community_R2.fq.gz, community_refs.fa"
+} > "$OUT/$NAME.tsv"
+column -t "$OUT/$NAME.tsv" >&2
+log "done -> $OUT/${NAME}_R1.fq.gz, ${NAME}_R2.fq.gz, ${NAME}_refs.fa"

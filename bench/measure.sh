@@ -19,7 +19,10 @@ dataset_inputs() {
     ecoli_100x) INPUTS=("$DATA/ecoli_100x_R1.fq.gz" "$DATA/ecoli_100x_R2.fq.gz") ;;
     ecoli_30x) INPUTS=("$DATA/ecoli_30x.fq.gz") ;;
     ecoli_small) INPUTS=("$DATA/ecoli_small.fq.gz") ;;
+    community | community10x) INPUTS=("$DATA/$1_R1.fq.gz" "$DATA/$1_R2.fq.gz") ;;  # bench/make-community.sh
     *) echo "unknown dataset $1" >&2; exit 2 ;;
   esac
-  for f in "${INPUTS[@]}"; do [ -s "$f" ] || { echo "missing $f: run ../shared/bench/make-data.sh" >&2; exit 1; }; done
+  for f in "${INPUTS[@]}"; do
+    [ -s "$f" ] || { echo "missing $f: run ../shared/bench/make-data.sh (ecoli_*) or bench/make-community.sh (community*)" >&2; exit 1; }
+  done
 }
