@@ -253,7 +253,7 @@ Action setup_count(CLI::App& sub) {
   a->no_canonical_option = sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   sub.add_flag("--one-pass", a->opt.one_pass,
-               "No recount: counts stay exact for k-mers the gate let through, a few singletons leak");
+               "Counts are the table count + 1, without settling the first sightings: a few singletons leak as count 2");
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
                  "Bloom filters' target false-positive rate (default 0.03, or 0.001 in one-pass mode)");

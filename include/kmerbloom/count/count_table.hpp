@@ -4,7 +4,7 @@
 // fastrange(hash_kmer(key), capacity), and a parallel array of 32-bit counts
 // that exists only once counts are wanted (enable_counts): the first pass of
 // exact Bloom-gated counting needs only the set of keys, 8 bytes a slot for
-// k <= 31, and the recount adds the counts after the filter is freed. Both
+// k <= 31, and a later pass adds the counts after the filter is freed. Both
 // arrays are table_alloc memory (huge pages: every probe is a random access).
 // The table grows by doubling past kMaxLoad; sized from the expected number
 // of keys it never grows when the estimate was right.

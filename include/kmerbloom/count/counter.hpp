@@ -10,11 +10,11 @@
 // partition:
 //  - gate none: every k-mer goes into the exact table (min_count == 1, or on
 //    request).
-//  - Bloom gate, exact (default): pass 1 puts the first sighting of a k-mer
-//    into the partition's scalable Bloom filter and only k-mers the filter
-//    has seen into its table; pass 2 recounts exactly the table's keys from
-//    the partition's super-k-mers (the input is not read again). Counts and
-//    the whole histogram are exact.
+//  - Bloom gate, exact (default): the first sighting of a k-mer goes into the
+//    partition's scalable Bloom filter (and a list of turned-away k-mers), a
+//    k-mer the filter has seen is counted in its table; each turned-away
+//    k-mer is then looked up once, adding its sighting to its key. Counts and
+//    the whole histogram are exact (partition_count.hpp).
 //  - Bloom gate, one pass (--one-pass): counts are table count + 1, the
 //    sighting the gate held back; a singleton that hit a false positive
 //    leaks through with count 2 (the expected number is reported).

@@ -20,7 +20,7 @@ struct CountEstimate {
 
 struct CountPlan {
   bool gated = true;       // a Bloom filter stands before each partition's table
-  bool one_pass = false;   // counts are table count + 1, no recount
+  bool one_pass = false;   // counts are table count + 1, first sightings not settled
   uint32_t partitions = 0; // minimizer partitions
   unsigned minimizer = 0;  // minimizer length m
   double fpr = 0;          // compound false-positive target of each partition's filter
@@ -38,7 +38,7 @@ struct CountPlan {
 // ones keep the peak near 100 MB.
 inline constexpr uint64_t kDefaultSpoolMemory = uint64_t{32} << 20;
 // Default compound false-positive rate of the exact mode's per-partition
-// filters (a false positive costs one table slot until the recount).
+// filters (a false positive costs a singleton one table slot).
 inline constexpr double kExactFpr = 0.03;
 // Bytes of the solid-k-mer run blocks read back by the merge.
 inline constexpr uint32_t kRunBlockBytes = 16u << 10;

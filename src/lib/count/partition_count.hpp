@@ -1,15 +1,18 @@
 // Counting one partition: its k-mers go through the partition's own Bloom
 // filter and table (both small enough for a core's L2 cache), read from the
-// partition's super-k-mers in memory, twice in exact mode.
+// partition's super-k-mers in memory, once.
 //
-//  - gated, exact: pass 1 puts a k-mer's first sighting into the filter and a
-//    k-mer the filter has seen into the table (keys only); pass 2 recounts
-//    exactly the table's keys. A k-mer absent from the table after pass 1 was
-//    seen once (a second sighting would have found it in the filter), so the
-//    occurrences pass 2 finds absent are exactly the singletons left out,
-//    and with the table's count-1 keys (false positives) histogram row 1 is
-//    exact too.
-//  - gated, one pass: pass 1 counts; a reported count is the table count + 1.
+//  - gated, exact: the gate puts a k-mer's first sighting into the filter and
+//    counts a k-mer the filter has seen in the table, from that sighting on.
+//    The k-mers the gate turned away (a k-mer is turned away at most once: at
+//    its first sighting, which sets its bits) are kept, and looked up once
+//    the partition is read: a table key among them was seen once more than
+//    its table count; a table key not among them got in at its first
+//    sighting (a false positive) and has its count; a turned-away k-mer in no
+//    key was seen once. So every count is exact, and so is histogram row 1,
+//    with one lookup per distinct k-mer instead of a second read of every
+//    occurrence.
+//  - gated, one pass: the same gate; a reported count is the table count + 1.
 //  - no gate: every k-mer is counted in the table.
 //
 // Thread safety: a PartitionCounter belongs to one thread.
@@ -121,15 +124,9 @@ class PartitionCounter {
         out.f0 = bloom.estimated_keys();
         out.leaked = expected_leaks();
       } else {
-        table_.zero_counts();
-        uint64_t absent = 0;
-        each_kmer_prefetched(part, [&](uint64_t h) { table_.prefetch(h); }, [&](W km, uint64_t h) {
-          const uint64_t slot = table_.find(km, h);
-          if (slot == PartitionTable<W>::kNone) ++absent;
-          else table_.add_count(slot);
-        });
-        t_.histogram[1] += absent;
-        out.distinct += absent;
+        const uint64_t once = settle_turned_away();
+        t_.histogram[1] += once;
+        out.distinct += once;
       }
       report_bloom(bloom);
       out.layers = bloom.layers();
@@ -186,11 +183,13 @@ class PartitionCounter {
     return n;
   }
 
-  // Pass 1 through the gate; returns the occurrences seen.
+  // The partition through the gate, counting the table's keys; returns the
+  // occurrences seen.
   uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
-    const bool counting = plan_.one_pass;
+    const bool one_pass = plan_.one_pass;
     uint64_t rejected = 0;
     fresh_.clear();
+    turned_away_.clear();
     rate_.reset();
     const auto prefetch = [&](uint64_t h) {
       table_.prefetch(h);
@@ -199,18 +198,37 @@ class PartitionCounter {
     const uint64_t n = each_kmer_prefetched(part, prefetch, [&](W km, uint64_t h) {
       const uint64_t slot = table_.find(km, h);
       if (slot != PartitionTable<W>::kNone) {
-        if (counting) table_.add_count(slot);
+        table_.add_count(slot);
       } else if (bloom.test_and_set(h)) {
-        const uint64_t s = table_.insert(km, h);
-        if (counting) table_.add_count(s);
+        table_.add_count(table_.insert(km, h));
       } else {
-        const double r = counting ? rate_(bloom) : 0;  // the rate it met: r before its insertion
         ++rejected;
-        if (counting) fresh_.emplace_back(km, static_cast<float>(r));
+        if (one_pass)
+          fresh_.emplace_back(km, static_cast<float>(rate_(bloom)));  // the rate it met: r before its insertion
+        else
+          turned_away_.push_back(km);
       }
     });
     t_.gate_rejected += rejected;
     return n;
+  }
+
+  // Exact mode, once the gate has seen the partition: adds its turned-away
+  // first sighting to every key that had one; returns the turned-away k-mers
+  // that no key holds (seen once).
+  uint64_t settle_turned_away() {
+    constexpr size_t kAhead = 8;
+    const size_t n = turned_away_.size();
+    uint64_t once = 0;
+    for (size_t i = 0; i < std::min(n, kAhead); ++i) table_.prefetch(hash_kmer(turned_away_[i]));
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) table_.prefetch(hash_kmer(turned_away_[i + kAhead]));
+      const W km = turned_away_[i];
+      const uint64_t slot = table_.find(km, hash_kmer(km));
+      if (slot == PartitionTable<W>::kNone) ++once;
+      else table_.add_count(slot);
+    }
+    return once;
   }
 
   // One pass: a singleton leaks when its only sighting meets a false
@@ -250,7 +268,6 @@ class PartitionCounter {
     const uint64_t top = o_.histo_max + 1;
     const size_t first = solid.size();
     table_.for_each([&](W km, uint32_t c) {
-      if (c == 0) return;  // exact mode: a key pass 2 did not meet (another --partition share)
       const uint64_t n = uint64_t{c} + bonus;
       ++out.distinct;
       t_.max_count = std::max(t_.max_count, n);
@@ -268,6 +285,7 @@ class PartitionCounter {
   PartitionTable<W> table_;
   ChainRate rate_;
   std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
+  std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
 };
 
 }  // namespace kmerbloom::detail

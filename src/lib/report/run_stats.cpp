@@ -68,7 +68,7 @@ json gate_json(const BloomReport& b) {
     layers.push_back({{"capacity", l.capacity}, {"bits", l.bits}, {"hashes", l.hashes}, {"keys", l.keys},
                       {"bits_set", l.bits_set}, {"fill", share(l.bits_set, l.bits)},
                       {"target_fpr", l.target_fpr}, {"estimated_fpr", l.estimated_fpr}});
-  return {{"mode", b.one_pass ? "one-pass" : "exact (recount)"},
+  return {{"mode", b.one_pass ? "one-pass" : "exact"},
           {"target_fpr", b.target_fpr},
           {"estimated_fpr", b.estimated_fpr},
           {"bytes", b.bytes},
