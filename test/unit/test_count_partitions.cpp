@@ -230,3 +230,25 @@ TEST(CountPartitions, OnePassLeaksAgreeWithTheirExpectation) {
   // a false positive: about as often, relative to the repeated k-mers.
   EXPECT_GT(wrong, 0u);
 }
+
+// A partition whose turned-away first sightings exceed
+// first_sightings_bytes is recounted instead: the same exact output.
+TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
+  const auto reads = genome_reads(8, 20000, 3000, 120);
+  const fs::path in = write_fasta(reads, "partitions_recount.fa");
+  const auto truth = naive(reads, 31);
+  CountOptions o = options(in, 31, 2);
+  const Counted listed = run(o);
+  o.first_sightings_bytes = 0;  // no list at all: every partition recounted
+  const Counted recounted = run(o);
+  std::string want;
+  std::vector<uint64_t> hist(102, 0);
+  for (const auto& [km, c] : truth) {
+    ++hist[std::min<uint64_t>(c, 101)];
+    if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
+  }
+  EXPECT_EQ(recounted.text, want);
+  EXPECT_EQ(recounted.result.histogram, hist);
+  EXPECT_EQ(listed.text, recounted.text);
+  EXPECT_EQ(listed.result.histogram, recounted.result.histogram);
+}

@@ -63,6 +63,11 @@ struct CountOptions {
   std::string tmp_dir = {};  // temporary files; empty: $TMPDIR, else /tmp
   // Testing: temporary files count as a full disk past this many bytes.
   uint64_t tmp_disk_limit = ~uint64_t{0};
+  // Exact mode: a thread keeps at most this many bytes of a partition's
+  // turned-away first sightings (8 a k-mer for k <= 31); a partition with
+  // more is recounted (a second read of its occurrences) instead, so a
+  // skewed partition cannot take more memory than this.
+  uint64_t first_sightings_bytes = uint64_t{2} << 20;
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;

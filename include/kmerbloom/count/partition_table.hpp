@@ -71,6 +71,7 @@ class PartitionTable {
     c = c > std::numeric_limits<uint32_t>::max() - n ? std::numeric_limits<uint32_t>::max() : c + n;
   }
   uint32_t count_at(uint64_t slot) const { return counts_[slot]; }
+  void zero_counts() { std::fill(counts_.begin(), counts_.end(), 0); }
 
   // f(key, count) for every key, in slot order.
   template <class F>

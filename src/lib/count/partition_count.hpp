@@ -11,7 +11,10 @@
 //    sighting (a false positive) and has its count; a turned-away k-mer in no
 //    key was seen once. So every count is exact, and so is histogram row 1,
 //    with one lookup per distinct k-mer instead of a second read of every
-//    occurrence.
+//    occurrence. A partition with more turned-away k-mers than
+//    CountOptions::first_sightings_bytes holds is recounted instead (the
+//    table's keys counted again over every occurrence), which bounds a skewed
+//    partition's memory.
 //  - gated, one pass: the same gate; a reported count is the table count + 1.
 //  - no gate: every k-mer is counted in the table.
 //
@@ -124,7 +127,7 @@ class PartitionCounter {
         out.f0 = bloom.estimated_keys();
         out.leaked = expected_leaks();
       } else {
-        const uint64_t once = settle_turned_away();
+        const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
         t_.histogram[1] += once;
         out.distinct += once;
       }
@@ -190,6 +193,8 @@ class PartitionCounter {
     uint64_t rejected = 0;
     fresh_.clear();
     turned_away_.clear();
+    list_full_ = false;
+    const uint64_t list_cap = o_.first_sightings_bytes / sizeof(W);
     rate_.reset();
     const auto prefetch = [&](uint64_t h) {
       table_.prefetch(h);
@@ -203,14 +208,31 @@ class PartitionCounter {
         table_.add_count(table_.insert(km, h));
       } else {
         ++rejected;
-        if (one_pass)
+        if (one_pass) {
           fresh_.emplace_back(km, static_cast<float>(rate_(bloom)));  // the rate it met: r before its insertion
-        else
+        } else if (!list_full_ && turned_away_.size() < list_cap) {
           turned_away_.push_back(km);
+        } else if (!list_full_) {  // too many: recount this partition instead
+          list_full_ = true;
+          turned_away_.clear();
+        }
       }
     });
     t_.gate_rejected += rejected;
     return n;
+  }
+
+  // Exact mode when the list was full: every occurrence again, counting the
+  // table's keys from zero; returns the occurrences no key holds (seen once).
+  uint64_t recount(const LoadedPartition& part) {
+    table_.zero_counts();
+    uint64_t once = 0;
+    each_kmer_prefetched(part, [&](uint64_t h) { table_.prefetch(h); }, [&](W km, uint64_t h) {
+      const uint64_t slot = table_.find(km, h);
+      if (slot == PartitionTable<W>::kNone) ++once;
+      else table_.add_count(slot);
+    });
+    return once;
   }
 
   // Exact mode, once the gate has seen the partition: adds its turned-away
@@ -286,6 +308,7 @@ class PartitionCounter {
   ChainRate rate_;
   std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
+  bool list_full_ = false;                  // exact: more than first_sightings_bytes: recount
 };
 
 }  // namespace kmerbloom::detail
