@@ -55,6 +55,18 @@ std::map<std::string, uint64_t> naive(const std::vector<std::string>& reads, uns
   return m;
 }
 
+// What an exact count of min_count 2 and histo_max 100 writes for `truth`:
+// the TSV and the histogram (rows 1..100, the overflow row 101).
+std::pair<std::string, std::vector<uint64_t>> expected_output(const std::map<std::string, uint64_t>& truth) {
+  std::string want;
+  std::vector<uint64_t> hist(102, 0);
+  for (const auto& [km, c] : truth) {
+    ++hist[std::min<uint64_t>(c, 101)];
+    if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
+  }
+  return {want, hist};
+}
+
 struct Counted {
   std::string text;  // the sink's output, as the CLI's TSV
   CountResult result;
@@ -118,12 +130,7 @@ TEST(CountPartitions, ExactModeMatchesANaiveCountWithExactSingletons) {
   const fs::path in = write_fasta(reads, "partitions_naive.fa");
   const auto truth = naive(reads, 31);
   const Counted r = run(options(in, 31, 2));
-  std::string want;
-  std::vector<uint64_t> hist(102, 0);
-  for (const auto& [km, c] : truth) {
-    ++hist[std::min<uint64_t>(c, 101)];
-    if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
-  }
+  const auto [want, hist] = expected_output(truth);
   EXPECT_EQ(r.text, want);
   EXPECT_EQ(r.result.histogram, hist);  // row 1 too: exact, not estimated
   EXPECT_FALSE(r.result.singletons_estimated);
@@ -241,12 +248,7 @@ TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
   const Counted listed = run(o);
   o.first_sightings_bytes = 0;  // no list at all: every partition recounted
   const Counted recounted = run(o);
-  std::string want;
-  std::vector<uint64_t> hist(102, 0);
-  for (const auto& [km, c] : truth) {
-    ++hist[std::min<uint64_t>(c, 101)];
-    if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
-  }
+  const auto [want, hist] = expected_output(truth);
   EXPECT_EQ(recounted.text, want);
   EXPECT_EQ(recounted.result.histogram, hist);
   EXPECT_EQ(listed.text, recounted.text);
