@@ -70,3 +70,32 @@ TEST(Spool, MissingDirectoryIsAnError) {
   Spool m({"/nonexistent/kmerbloom-spool-dir", 100});
   EXPECT_NO_THROW(m.put("abc", 3));  // memory only: the directory is never needed
 }
+
+// With slots, a small block counts a whole slot against the budget, a slot
+// given back holds the next block, and a block larger than a slot is held
+// on its own.
+TEST(Spool, SlotsCountWholeAndAreReused) {
+  const fs::path dir = fresh_dir("spool_slots");
+  Spool s({dir.string(), 4096, ~uint64_t{0}, 1024});
+  std::vector<Spool::Block> blocks;
+  for (uint8_t i = 0; i < 5; ++i) blocks.push_back(s.put(bytes(100, i).data(), 100));
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(blocks[i].in_memory()) << i;
+  EXPECT_FALSE(blocks[4].in_memory()) << "4 slots of 1024 fill a budget of 4096";
+  EXPECT_EQ(s.memory_bytes(), 4096u);
+  const uint8_t* freed = blocks[1].memory;
+  s.release(blocks[1]);
+  const Spool::Block again = s.put(bytes(100, 9).data(), 100);
+  EXPECT_EQ(again.memory, freed) << "the slot given back holds the next block";
+  for (const uint8_t i : {uint8_t{0}, uint8_t{2}, uint8_t{3}, uint8_t{4}}) {
+    std::vector<uint8_t> out(100);
+    s.read(blocks[i], out.data());
+    EXPECT_EQ(out, bytes(100, i));
+  }
+  for (const size_t i : {size_t{0}, size_t{2}, size_t{3}}) s.release(blocks[i]);
+  const Spool::Block big = s.put(bytes(2000, 3).data(), 2000);
+  EXPECT_TRUE(big.in_memory());
+  EXPECT_EQ(s.memory_bytes(), 1024u + 2000u);
+  std::vector<uint8_t> out(2000);
+  s.read(big, out.data());
+  EXPECT_EQ(out, bytes(2000, 3));
+}

@@ -197,6 +197,7 @@ BinResult write_bins(const BinOptions& o, const CountHooks& hooks) {
   SpoolOptions so;
   so.dir = plan.tmp_dir;
   so.memory_budget = plan.spool_memory;
+  so.slot_bytes = plan.block_bytes;
   Spool spool(so);
   detail::PartitionStore store(plan.partitions, spool);
   if (hooks.pass) hooks.pass("reading the input into " + std::to_string(plan.partitions) + " bins");

@@ -61,6 +61,7 @@ class Engine {
     SpoolOptions so;
     so.dir = plan_.tmp_dir;
     so.memory_budget = plan_.spool_memory;
+    so.slot_bytes = plan_.block_bytes;
     so.disk_limit = o_.tmp_disk_limit;
     Spool spool(so);
     PartitionStore store(plan_.partitions, spool);
@@ -235,7 +236,8 @@ class Engine {
   // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
   void write_run(Spool& spool, uint32_t p, const std::vector<std::pair<W, uint32_t>>& solid) {
     constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
-    constexpr size_t kPerBlock = kRunBlockBytes / kEntry;
+    // Blocks no larger than the data blocks, so that they fit the pool's slots.
+    const size_t kPerBlock = std::min(plan_.block_bytes, kRunBlockBytes) / kEntry;
     std::vector<uint8_t> buf;
     for (size_t i = 0; i < solid.size(); i += kPerBlock) {
       const size_t n = std::min(kPerBlock, solid.size() - i);

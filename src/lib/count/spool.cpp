@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +23,10 @@ std::string Spool::resolve_dir(const std::string& dir) {
 }
 
 Spool::Spool(SpoolOptions options)
-    : dir_(resolve_dir(options.dir)), budget_(options.memory_budget), disk_limit_(options.disk_limit) {}
+    : dir_(resolve_dir(options.dir)),
+      budget_(options.memory_budget),
+      disk_limit_(options.disk_limit),
+      slot_(options.slot_bytes) {}
 
 Spool::~Spool() {
   if (fd_ >= 0) ::close(fd_);
@@ -59,9 +63,17 @@ void Spool::open_file() {
 Spool::Block Spool::put(const void* data, uint32_t size) {
   Block b;
   b.size = size;
-  if (take_memory(size)) {
-    b.memory = std::make_unique_for_overwrite<uint8_t[]>(size);
-    std::memcpy(b.memory.get(), data, size);
+  const bool pooled = slot_ > 0 && size <= slot_;
+  const uint32_t held = pooled ? slot_ : size;
+  if (take_memory(held)) {
+    b.held = held;
+    if (pooled) {
+      b.memory = take_slot();
+    } else {
+      b.owned = std::make_unique_for_overwrite<uint8_t[]>(held);
+      b.memory = b.owned.get();
+    }
+    std::memcpy(b.memory, data, size);
     return b;
   }
   if (!open_.load(std::memory_order_acquire)) open_file();
@@ -91,7 +103,7 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
 
 void Spool::read(const Block& b, void* out) const {
   if (b.in_memory()) {
-    std::memcpy(out, b.memory.get(), b.size);
+    std::memcpy(out, b.memory, b.size);
     return;
   }
   auto* p = static_cast<char*>(out);
@@ -108,8 +120,27 @@ void Spool::read(const Block& b, void* out) const {
 
 void Spool::release(Block& b) {
   if (!b.in_memory()) return;
-  b.memory.reset();
-  memory_.fetch_sub(b.size, std::memory_order_relaxed);
+  if (b.owned) b.owned.reset();
+  else give_slot(b.memory);
+  b.memory = nullptr;
+  memory_.fetch_sub(b.held, std::memory_order_relaxed);
+}
+
+uint8_t* Spool::take_slot() {
+  constexpr size_t kSlotsPerChunk = 256;
+  std::lock_guard lock(pool_mu_);
+  if (free_slots_.empty()) {
+    chunks_.push_back(std::make_unique_for_overwrite<uint8_t[]>(kSlotsPerChunk * slot_));
+    for (size_t i = kSlotsPerChunk; i-- > 0;) free_slots_.push_back(chunks_.back().get() + i * slot_);
+  }
+  uint8_t* s = free_slots_.back();
+  free_slots_.pop_back();
+  return s;
+}
+
+void Spool::give_slot(uint8_t* slot) {
+  std::lock_guard lock(pool_mu_);
+  free_slots_.push_back(slot);
 }
 
 }  // namespace kmerbloom
