@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "kmerbloom/error.hpp"
 

@@ -237,10 +237,10 @@ class Engine {
   void write_run(Spool& spool, uint32_t p, const std::vector<std::pair<W, uint32_t>>& solid) {
     constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
     // Blocks no larger than the data blocks, so that they fit the pool's slots.
-    const size_t kPerBlock = std::min(plan_.block_bytes, kRunBlockBytes) / kEntry;
+    const size_t per_block = std::min(plan_.block_bytes, kRunBlockBytes) / kEntry;
     std::vector<uint8_t> buf;
-    for (size_t i = 0; i < solid.size(); i += kPerBlock) {
-      const size_t n = std::min(kPerBlock, solid.size() - i);
+    for (size_t i = 0; i < solid.size(); i += per_block) {
+      const size_t n = std::min(per_block, solid.size() - i);
       buf.resize(n * kEntry);
       for (size_t j = 0; j < n; ++j) {
         std::memcpy(buf.data() + j * kEntry, &solid[i + j].first, sizeof(W));
