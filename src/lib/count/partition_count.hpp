@@ -241,12 +241,13 @@ class PartitionCounter {
   uint64_t settle_turned_away() {
     constexpr size_t kAhead = 8;
     const size_t n = turned_away_.size();
-    uint64_t once = 0;
-    for (size_t i = 0; i < std::min(n, kAhead); ++i) table_.prefetch(hash_kmer(turned_away_[i]));
+    uint64_t once = 0, ring[kAhead];  // each k-mer hashed once, kAhead ahead of its look-up
+    for (size_t i = 0; i < std::min(n, kAhead); ++i) table_.prefetch(ring[i] = hash_kmer(turned_away_[i]));
     for (size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) table_.prefetch(hash_kmer(turned_away_[i + kAhead]));
+      const uint64_t h = ring[i % kAhead];
+      if (i + kAhead < n) table_.prefetch(ring[i % kAhead] = hash_kmer(turned_away_[i + kAhead]));
       const W km = turned_away_[i];
-      const uint64_t slot = table_.find(km, hash_kmer(km));
+      const uint64_t slot = table_.find(km, h);
       if (slot == PartitionTable<W>::kNone) ++once;
       else table_.add_count(slot);
     }
