@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The community part of bench/assembly.sh (SET=community); sourced by it,
 # which defines KB, DATA, OUT, K, C, THREADS, STEP_TIMEOUT, apt_install,
 # measure, wall, cpu, peak_mb and fq_reads. Not to be run by itself.
@@ -6,6 +7,8 @@
 # finished ones:
 #   1. normalise the pairs to target C at k K with every tool of NORMALIZERS:
 #        kmerbloom  kmerbloom filter R1 R2 -k K -C C -t THREADS -o .. -O ..
+#        kmerbloom_small  the same at -M SMALL_MEM (64M): gate and sketch
+#                   capped at about a sixteenth of BBNorm's heap
 #        bbnorm     bbnorm.sh in=R1 in2=R2 target=C k=K threads=THREADS -Xmx1g
 #                   (BBNorm's defaults otherwise: 2 passes, min=5, minkmers=15)
 #        khmer      normalize-by-median.py -p -k K -C C -M KHMER_MEM on the
@@ -23,14 +26,15 @@ PLAN=$DATA/community.tsv
 for f in "$KB" "$R1" "$R2" "$REFS" "$PLAN"; do
   [ -e "$f" ] || { echo "missing: $f (bash bench/make-community.sh makes it)" >&2; exit 1; }
 done
-NORMALIZERS=${NORMALIZERS:-kmerbloom bbnorm khmer}
+NORMALIZERS=${NORMALIZERS:-kmerbloom kmerbloom_small bbnorm khmer}
 ASSEMBLERS=${ASSEMBLERS:-megahit spades}
 KHMER_MEM=${KHMER_MEM:-1000000000}
+SMALL_MEM=${SMALL_MEM:-64M}
 BBNORM_XMX=${BBNORM_XMX:-1g}
 for n in $NORMALIZERS; do case $n in bbnorm) apt_install bbmap ;; khmer) apt_install khmer ;; esac; done
 for a in $ASSEMBLERS; do apt_install "$a"; done
 mkdir -p "$OUT"
-cd "$OUT"
+cd "$OUT" || exit 1
 
 # ---- 1. normalisers -----------------------------------------------------------------
 # Each leaves NAME_R1.fq and NAME_R2.fq (plain, so that no tool pays for gzip).
@@ -41,6 +45,9 @@ normalize() {
     kmerbloom)
       measure kmerbloom "$KB" filter "$R1" "$R2" -k "$K" -C "$C" -t "$THREADS" \
         -o kmerbloom_R1.fq -O kmerbloom_R2.fq --stats kmerbloom.json ;;
+    kmerbloom_small)
+      measure kmerbloom_small "$KB" filter "$R1" "$R2" -k "$K" -C "$C" -t "$THREADS" -M "$SMALL_MEM" \
+        -o kmerbloom_small_R1.fq -O kmerbloom_small_R2.fq --stats kmerbloom_small.json ;;
     bbnorm)
       measure bbnorm bbnorm.sh in="$R1" in2="$R2" out=bbnorm_R1.fq out2=bbnorm_R2.fq \
         target="$C" k="$K" threads="$THREADS" -Xmx"$BBNORM_XMX" ;;
@@ -54,7 +61,7 @@ normalize() {
       paste - - - - - - - - < khmer.fq | awk -F'\t' -v OFS='\n' '
         { print $1, $2, $3, $4 > "khmer_R1.fq"; print $5, $6, $7, $8 > "khmer_R2.fq" }'
       rm -f khmer.fq ;;
-    *) echo "unknown normaliser '$n' (kmerbloom bbnorm khmer)" >&2; return 1 ;;
+    *) echo "unknown normaliser '$n' (kmerbloom kmerbloom_small bbnorm khmer)" >&2; return 1 ;;
   esac
 }
 
@@ -107,6 +114,7 @@ pairs_of() { [ "$1" = raw ] && { echo "$raw_pairs"; return; }; awk 'END { print 
 options_of() {
   case $1 in
     kmerbloom) echo "\`kmerbloom filter -k $K -C $C -t $THREADS\`" ;;
+    kmerbloom_small) echo "\`kmerbloom filter -k $K -C $C -t $THREADS -M $SMALL_MEM\`" ;;
     bbnorm) echo "\`bbnorm.sh target=$C k=$K threads=$THREADS -Xmx$BBNORM_XMX\`" ;;
     khmer) echo "\`normalize-by-median.py -p -k $K -C $C -M $KHMER_MEM\` (1 thread)" ;;
   esac
@@ -128,7 +136,7 @@ options_of() {
     echo
     header="| input | pairs | wall | CPU | peak memory | N50 | total >= 500 bp |"
     rule="|---|---|---|---|---|---|---|"
-    while IFS=$'\t' read -r g len _ cov _; do
+    while IFS=$'\t' read -r g _ _ cov _; do
       header="$header $g (${cov}x) |"
       rule="$rule---|"
     done < <(tail -n +2 "$PLAN")

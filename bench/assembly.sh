@@ -30,7 +30,8 @@
 # /tmp/kmerbloom-bench/assembly or .../assembly-community), K (filter k, 31),
 # C (target coverage, 20), ASM_K (Minia's k, 61), THREADS (2), KHMER_MEM
 # (khmer -M, 1e9 as BBNorm's -Xmx1g), BBNORM_XMX (1g), ASSEMBLERS (community: "megahit spades"),
-# NORMALIZERS (community: "kmerbloom bbnorm khmer"), STEP_TIMEOUT (seconds
+# NORMALIZERS (community: "kmerbloom kmerbloom_small bbnorm khmer"; SMALL_MEM,
+# 64M, is the -M of kmerbloom_small), STEP_TIMEOUT (seconds
 # per step, 14400), SKIP_KHMER=1 to leave khmer out, RESUME=1 to keep the
 # steps an earlier run finished (timings included).
 # Results: $OUT/results.md (also printed).
