@@ -12,8 +12,9 @@
 # by contigs, the assembler's wall time and peak memory, and the share of
 # reads kept. Then runs khmer's normalize-by-median.py at the same k and
 # coverage beside `kmerbloom filter` on the same interleaved input: reads
-# kept, time, peak memory. With ASSEMBLERS="spades", SPAdes --isolate
-# assembles the raw and the filtered reads as well.
+# kept, time, peak memory. With ASSEMBLERS="spades megahit" (either or
+# both), SPAdes --isolate and MEGAHIT with its defaults assemble the raw and
+# the filtered reads as well.
 #
 # Community (SET=community): the mock community of bench/make-community.sh.
 # Normalises the pairs to the same target coverage with `kmerbloom filter`,
@@ -100,10 +101,13 @@ assemble() {
       measure "$name" minia -in "$(IFS=,; echo "$*")" -kmer-size "$ASM_K" -abundance-min 2 -nb-cores "$THREADS" -out "$name.minia"
       mv "$name.minia.contigs.fa" "$name.contigs.fa"
       rm -f "$name.minia.h5" "$name.minia.unitigs.fa"* ;;
-    megahit)
+    megahit | megahit_defaults)  # one k in place of Minia, or MEGAHIT's own k list
       rm -rf "$name.megahit"
-      measure "$name" megahit -1 "$1" -2 "$2" -t "$THREADS" --k-list "$ASM_K" -o "$name.megahit"
-      mv "$name.megahit/final.contigs.fa" "$name.contigs.fa" ;;
+      local klist=(--k-list "$ASM_K")
+      [ "$ASSEMBLER" = megahit ] || klist=()
+      measure "$name" megahit -1 "$1" -2 "$2" -t "$THREADS" "${klist[@]}" -o "$name.megahit"
+      mv "$name.megahit/final.contigs.fa" "$name.contigs.fa"
+      rm -rf "$name.megahit" ;;
     velvet)
       rm -rf "$name.velvet"
       measure "$name" sh -c "velveth $name.velvet $ASM_K -shortPaired -fastq.gz -separate $1 $2 &&
@@ -168,23 +172,30 @@ row() {  # NAME LABEL READS
   row asm_kept "kmerbloom filter" "$kept_reads"
 } | tee results.md
 
-if [[ " ${ASSEMBLERS:-} " == *" spades "* ]]; then
-  apt_install spades
-  minia_assembler=$ASSEMBLER
-  ASSEMBLER=spades
-  assemble spades_raw "$R1" "$R2"
-  assemble spades_kept kept_R1.fq.gz kept_R2.fq.gz
+# More assemblers on the same raw and kept pairs (ASSEMBLERS: spades megahit).
+more_assembly() {  # ASSEMBLER TITLE
+  ASSEMBLER=$1
+  assemble "${1}_raw" "$R1" "$R2"
+  assemble "${1}_kept" kept_R1.fq.gz kept_R2.fq.gz
   {
     echo
-    echo "## SPAdes --isolate, $THREADS threads, on the same reads"
+    echo "## $2, $THREADS threads, on the same reads"
     echo
     echo "| input | reads (share) | N50 (contigs >= 500 bp) | contigs | total bp | genome fraction | assembler wall | CPU | peak memory |"
     echo "|---|---|---|---|---|---|---|---|---|"
-    row spades_raw "raw" "$raw_reads"
-    row spades_kept "kmerbloom filter" "$kept_reads"
+    row "${1}_raw" "raw" "$raw_reads"
+    row "${1}_kept" "kmerbloom filter" "$kept_reads"
   } | tee -a results.md
-  ASSEMBLER=$minia_assembler
-fi
+}
+first_assembler=$ASSEMBLER
+for a in ${ASSEMBLERS:-}; do
+  case $a in
+    spades) apt_install spades; more_assembly spades "SPAdes --isolate" ;;
+    megahit) apt_install megahit; more_assembly megahit_defaults "MEGAHIT (defaults)" ;;
+    *) echo "unknown assembler '$a' (spades megahit)" >&2; exit 1 ;;
+  esac
+done
+ASSEMBLER=$first_assembler
 
 # ---- side by side with khmer, same interleaved input -------------------------------
 if [ -z "${SKIP_KHMER:-}" ]; then
