@@ -16,6 +16,8 @@
 #   2. assemble raw and normalised pairs with every assembler of ASSEMBLERS:
 #        megahit    megahit -1 R1 -2 R2 -t THREADS (defaults)
 #        spades     spades.py --meta -1 R1 -2 R2 -t THREADS -m 20
+#        minia      minia -kmer-size ASM_K -abundance-min 2 (as on E. coli; only
+#                   when asked: ASSEMBLERS="megahit spades minia")
 #   3. place the contigs on the genomes (minimap2 -x asm10 --secondary=no)
 #      and compute per-genome genome fraction and NGA50 (place-contigs.py).
 
@@ -81,7 +83,11 @@ assemble_one() {
     spades)
       measure "$name" spades.py --meta -1 "$r1" -2 "$r2" -t "$THREADS" -m 20 -o "$name.dir" &&
         mv "$name.dir/contigs.fasta" "$name.contigs.fa" ;;
-    *) echo "unknown assembler '$a' (megahit spades)" >&2; return 1 ;;
+    minia)  # not a metagenome assembler: its memory follows the input's k-mers
+      measure "$name" minia -in "$r1,$r2" -kmer-size "$ASM_K" -abundance-min 2 -nb-cores "$THREADS" -out "$name.dir" &&
+        mv "$name.dir.contigs.fa" "$name.contigs.fa"
+      rm -f "$name.dir".* ;;
+    *) echo "unknown assembler '$a' (megahit spades minia)" >&2; return 1 ;;
   esac || echo "== $name failed (see $OUT/$name.log)" >&2
   rm -rf "$name.dir"
 }
