@@ -16,6 +16,8 @@
 #   2. assemble raw and normalised pairs with every assembler of ASSEMBLERS:
 #        megahit    megahit -1 R1 -2 R2 -t THREADS (defaults)
 #        spades     spades.py --meta -1 R1 -2 R2 -t THREADS -m 20
+#        spades_asm the same with --only-assembler (no BayesHammer read error
+#                   correction, which takes hours on 2 cores here)
 #        minia      minia -kmer-size ASM_K -abundance-min 2 (as on E. coli; only
 #                   when asked: ASSEMBLERS="megahit spades minia")
 #   3. place the contigs on the genomes (minimap2 -x asm10 --secondary=no)
@@ -34,7 +36,7 @@ KHMER_MEM=${KHMER_MEM:-1000000000}
 SMALL_MEM=${SMALL_MEM:-64M}
 BBNORM_XMX=${BBNORM_XMX:-1g}
 for n in $NORMALIZERS; do case $n in bbnorm) apt_install bbmap ;; khmer) apt_install khmer ;; esac; done
-for a in $ASSEMBLERS; do apt_install "$a"; done
+for a in $ASSEMBLERS; do apt_install "${a%_asm}"; done
 mkdir -p "$OUT"
 cd "$OUT" || exit 1
 
@@ -80,14 +82,16 @@ assemble_one() {
     megahit)
       measure "$name" megahit -1 "$r1" -2 "$r2" -t "$THREADS" -o "$name.dir" &&
         mv "$name.dir/final.contigs.fa" "$name.contigs.fa" ;;
-    spades)
-      measure "$name" spades.py --meta -1 "$r1" -2 "$r2" -t "$THREADS" -m 20 -o "$name.dir" &&
+    spades | spades_asm)  # spades_asm: without SPAdes' read error correction
+      local no_ec=()
+      [ "$a" = spades ] || no_ec=(--only-assembler)
+      measure "$name" spades.py --meta "${no_ec[@]}" -1 "$r1" -2 "$r2" -t "$THREADS" -m 20 -o "$name.dir" &&
         mv "$name.dir/contigs.fasta" "$name.contigs.fa" ;;
     minia)  # not a metagenome assembler: its memory follows the input's k-mers
       measure "$name" minia -in "$r1,$r2" -kmer-size "$ASM_K" -abundance-min 2 -nb-cores "$THREADS" -out "$name.dir" &&
         mv "$name.dir.contigs.fa" "$name.contigs.fa"
       rm -f "$name.dir".* ;;
-    *) echo "unknown assembler '$a' (megahit spades minia)" >&2; return 1 ;;
+    *) echo "unknown assembler '$a' (megahit spades spades_asm minia)" >&2; return 1 ;;
   esac || echo "== $name failed (see $OUT/$name.log)" >&2
   rm -rf "$name.dir"
 }
