@@ -87,7 +87,7 @@ assemble_one() {
       [ "$a" = spades ] || no_ec=(--only-assembler)
       measure "$name" spades.py --meta "${no_ec[@]}" -1 "$r1" -2 "$r2" -t "$THREADS" -m 20 -o "$name.dir" &&
         mv "$name.dir/contigs.fasta" "$name.contigs.fa" ;;
-    minia)  # not a metagenome assembler: its memory follows the input's k-mers
+    minia)  # not a metagenome assembler; as on the E. coli pairs
       measure "$name" minia -in "$r1,$r2" -kmer-size "$ASM_K" -abundance-min 2 -nb-cores "$THREADS" -out "$name.dir" &&
         mv "$name.dir.contigs.fa" "$name.contigs.fa"
       rm -f "$name.dir".* ;;
