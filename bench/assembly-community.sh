@@ -46,12 +46,11 @@ normalize() {
   local n=$1
   if [ -n "${RESUME:-}" ] && [ -s "$n.time" ] && [ -s "${n}_R2.fq" ]; then return 0; fi
   case $n in
-    kmerbloom)
-      measure kmerbloom "$KB" filter "$R1" "$R2" -k "$K" -C "$C" -t "$THREADS" \
-        -o kmerbloom_R1.fq -O kmerbloom_R2.fq --stats kmerbloom.json ;;
-    kmerbloom_small)
-      measure kmerbloom_small "$KB" filter "$R1" "$R2" -k "$K" -C "$C" -t "$THREADS" -M "$SMALL_MEM" \
-        -o kmerbloom_small_R1.fq -O kmerbloom_small_R2.fq --stats kmerbloom_small.json ;;
+    kmerbloom | kmerbloom_small)
+      local cap=()
+      [ "$n" = kmerbloom ] || cap=(-M "$SMALL_MEM")
+      measure "$n" "$KB" filter "$R1" "$R2" -k "$K" -C "$C" -t "$THREADS" "${cap[@]}" \
+        -o "${n}_R1.fq" -O "${n}_R2.fq" --stats "$n.json" ;;
     bbnorm)
       measure bbnorm bbnorm.sh in="$R1" in2="$R2" out=bbnorm_R1.fq out2=bbnorm_R2.fq \
         target="$C" k="$K" threads="$THREADS" -Xmx"$BBNORM_XMX" ;;
