@@ -14,7 +14,8 @@
 # coverage beside `kmerbloom filter` on the same interleaved input: reads
 # kept, time, peak memory. With ASSEMBLERS="spades megahit" (either or
 # both), SPAdes --isolate and MEGAHIT with its defaults assemble the raw and
-# the filtered reads as well.
+# the filtered reads as well; spades_asm is SPAdes --isolate without its read
+# error correction (--only-assembler).
 #
 # Community (SET=community): the mock community of bench/make-community.sh.
 # Normalises the pairs to the same target coverage with `kmerbloom filter`,
@@ -113,9 +114,11 @@ assemble() {
       measure "$name" sh -c "velveth $name.velvet $ASM_K -shortPaired -fastq.gz -separate $1 $2 &&
                              velvetg $name.velvet -exp_cov auto -cov_cutoff auto"
       mv "$name.velvet/contigs.fa" "$name.contigs.fa" ;;
-    spades)
+    spades | spades_asm)  # spades_asm: without SPAdes' read error correction
       rm -rf "$name.spades"
-      measure "$name" spades.py --isolate -1 "$1" -2 "$2" -t "$THREADS" -m 20 -o "$name.spades"
+      local no_ec=()
+      [ "$ASSEMBLER" = spades ] || no_ec=(--only-assembler)
+      measure "$name" spades.py --isolate "${no_ec[@]}" -1 "$1" -2 "$2" -t "$THREADS" -m 20 -o "$name.spades"
       mv "$name.spades/contigs.fasta" "$name.contigs.fa"
       rm -rf "$name.spades" ;;
   esac
@@ -172,7 +175,7 @@ row() {  # NAME LABEL READS
   row asm_kept "kmerbloom filter" "$kept_reads"
 } | tee results.md
 
-# More assemblers on the same raw and kept pairs (ASSEMBLERS: spades megahit).
+# More assemblers on the same raw and kept pairs (ASSEMBLERS: spades spades_asm megahit).
 more_assembly() {  # ASSEMBLER TITLE
   ASSEMBLER=$1
   assemble "${1}_raw" "$R1" "$R2"
@@ -191,8 +194,9 @@ first_assembler=$ASSEMBLER
 for a in ${ASSEMBLERS:-}; do
   case $a in
     spades) apt_install spades; more_assembly spades "SPAdes --isolate" ;;
+    spades_asm) apt_install spades; more_assembly spades_asm "SPAdes --isolate --only-assembler" ;;
     megahit) apt_install megahit; more_assembly megahit_defaults "MEGAHIT (defaults)" ;;
-    *) echo "unknown assembler '$a' (spades megahit)" >&2; exit 1 ;;
+    *) echo "unknown assembler '$a' (spades spades_asm megahit)" >&2; exit 1 ;;
   esac
 done
 ASSEMBLER=$first_assembler
