@@ -81,11 +81,7 @@ assemble_one() {
     megahit)
       measure "$name" megahit -1 "$r1" -2 "$r2" -t "$THREADS" -o "$name.dir" &&
         mv "$name.dir/final.contigs.fa" "$name.contigs.fa" ;;
-    spades | spades_asm)  # spades_asm: without SPAdes' read error correction
-      local no_ec=()
-      [ "$a" = spades ] || no_ec=(--only-assembler)
-      measure "$name" spades.py --meta "${no_ec[@]}" -1 "$r1" -2 "$r2" -t "$THREADS" -m 20 -o "$name.dir" &&
-        mv "$name.dir/contigs.fasta" "$name.contigs.fa" ;;
+    spades | spades_asm) spades "$name" "$a" --meta "$r1" "$r2" ;;
     minia)  # not a metagenome assembler; as on the E. coli pairs
       measure "$name" minia -in "$r1,$r2" -kmer-size "$ASM_K" -abundance-min 2 -nb-cores "$THREADS" -out "$name.dir" &&
         mv "$name.dir.contigs.fa" "$name.contigs.fa"

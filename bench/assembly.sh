@@ -72,6 +72,18 @@ wall() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; fo
 cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' "$1.time"; }
 peak_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$1.time"; }
 fq_reads() { if [[ $1 == *.gz ]]; then gzip -dc "$1"; else cat "$1"; fi | awk 'END { print NR / 4 }'; }
+# spades NAME VARIANT MODE R1 R2: SPAdes (MODE --isolate or --meta) on the
+# pairs, contigs in NAME.contigs.fa, work folder NAME.spades removed after;
+# VARIANT spades_asm leaves out its read error correction (--only-assembler).
+spades() {
+  local name=$1 variant=$2 mode=$3 no_ec=() rc=0
+  [ "$variant" = spades ] || no_ec=(--only-assembler)
+  rm -rf "$name.spades"
+  measure "$name" spades.py "$mode" "${no_ec[@]}" -1 "$4" -2 "$5" -t "$THREADS" -m 20 -o "$name.spades" &&
+    mv "$name.spades/contigs.fasta" "$name.contigs.fa" || rc=$?
+  rm -rf "$name.spades"
+  return "$rc"
+}
 
 if [ "$SET" = community ]; then
   # shellcheck source=bench/assembly-community.sh
@@ -114,13 +126,7 @@ assemble() {
       measure "$name" sh -c "velveth $name.velvet $ASM_K -shortPaired -fastq.gz -separate $1 $2 &&
                              velvetg $name.velvet -exp_cov auto -cov_cutoff auto"
       mv "$name.velvet/contigs.fa" "$name.contigs.fa" ;;
-    spades | spades_asm)  # spades_asm: without SPAdes' read error correction
-      rm -rf "$name.spades"
-      local no_ec=()
-      [ "$ASSEMBLER" = spades ] || no_ec=(--only-assembler)
-      measure "$name" spades.py --isolate "${no_ec[@]}" -1 "$1" -2 "$2" -t "$THREADS" -m 20 -o "$name.spades"
-      mv "$name.spades/contigs.fasta" "$name.contigs.fa"
-      rm -rf "$name.spades" ;;
+    spades | spades_asm) spades "$name" "$ASSEMBLER" --isolate "$1" "$2" ;;
   esac
 }
 
