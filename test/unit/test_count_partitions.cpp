@@ -179,6 +179,39 @@ TEST(CountPartitions, FullTemporaryDirectoryIsAnOutputError) {
   EXPECT_TRUE(fs::is_empty(tmp));
 }
 
+// The space a full disk message says is needed is projected over every
+// input, not the first only: the same file given four times needs about four
+// times the space of one (it fills the disk at the same point of the first),
+// and no more than twice what the whole run writes.
+TEST(CountPartitions, FullDiskProjectsOverEveryInput) {
+  const auto reads = genome_reads(4, 200000, 40000, 150);
+  const fs::path in = write_fasta(reads, "partitions_project.fa");
+  const fs::path tmp = empty_dir("partitions_project_tmp");
+  CountOptions o = options(in, 31, 1);
+  o.tmp_dir = tmp.string();
+  o.max_memory = budget_with_1mb_spool(o);
+  auto needed = [&](size_t files) {
+    o.inputs.assign(files, in.string());
+    o.tmp_disk_limit = 4u << 20;
+    try {
+      run(o);
+      ADD_FAILURE() << "no error";
+    } catch (const OutputError& e) {
+      const std::string msg = e.what();
+      const size_t at = msg.find("about ");
+      if (at != std::string::npos) return std::stod(msg.substr(at + 6)) * (1u << 20);
+      ADD_FAILURE() << msg;
+    }
+    return 0.0;
+  };
+  const double one = needed(1), four = needed(4);
+  o.tmp_disk_limit = ~uint64_t{0};
+  const double written = static_cast<double>(run(o).result.spool.disk_bytes);
+  EXPECT_GT(four, 3 * one) << "one input: " << one << " bytes, four: " << four;
+  EXPECT_LT(four, 2 * written) << "the run wrote " << written << " bytes";
+  EXPECT_TRUE(fs::is_empty(tmp));
+}
+
 // Low-complexity reads put one minimizer's partition far above the mean;
 // its filter grows a chain and the counts stay exact.
 TEST(CountPartitions, SkewedPartitionStillCountsExactly) {

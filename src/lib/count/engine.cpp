@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
-#include <filesystem>
 #include <mutex>
 #include <queue>
 #include <thread>
@@ -19,6 +18,7 @@
 #include "kmerbloom/count/counter.hpp"
 #include "kmerbloom/kmer/minimizer.hpp"
 #include "kmerbloom/io/pipeline.hpp"
+#include "kmerbloom/io/progress.hpp"
 #include "bin_file.hpp"
 #include "partition_count.hpp"
 #include "scatter.hpp"
@@ -55,7 +55,7 @@ class Engine {
       est.from_bins = true;
       est.bins = static_cast<uint32_t>(bins_.size());
     } else if (!o_.has_stream_input()) {
-      est.input_bytes = input_size();
+      est.input_bytes = input_bytes_total(o_.inputs);
     }
     plan_ = plan_count(o_, est);
     SpoolOptions so;
@@ -141,16 +141,6 @@ class Engine {
                                   std::to_string(total) + " partitions");
     o_.partition = 0;  // the bins are the share: every k-mer in them counts
     o_.partitions = 1;
-  }
-
-  uint64_t input_size() const {
-    uint64_t total = 0;
-    for (const auto& path : o_.inputs) {
-      std::error_code ec;
-      const auto n = std::filesystem::file_size(path, ec);
-      if (!ec) total += n;
-    }
-    return total;
   }
 
   // The pilot partitions, then the others on all threads.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kmerbloom/io/progress.hpp"
 #include "kmerbloom/kmer/kmer.hpp"
 #include "kmerbloom/kmer/minimizer.hpp"
 
@@ -131,6 +132,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
   PipelineOptions popt;
   popt.workers = o.threads;
   popt.batch_bases = o.batch_bases;
+  popt.piece_k = o.k;
   const uint32_t parts = plan.partitions;
   try {
     run_pipeline(
@@ -141,9 +143,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
           w.begin_batch(batch.serial);
           for (size_t i = 0; i < batch.size(); ++i) {
             const std::string_view seq = batch.seq(i);
-            ++s.reads;
-            s.bases += seq.size();
-            s.bases_skipped += count_non_acgt(seq);
+            s.add_record(batch, i);
             splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
               w.add(minimizer_partition(minimizer, parts), seq.substr(begin, len));
             });
@@ -154,9 +154,16 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
     for (auto& w : writers) w->finish();
   } catch (const SpoolError& e) {
     if (!e.disk_full()) throw;
-    // Project the temporary bytes over the whole input from the share read.
-    const uint64_t read = progress.raw_bytes.load(), total = progress.raw_total.load();
-    const std::string need = total && read ? ", about " + megabytes(e.written() * total / read) + " needed" : "";
+    // Project what the spool takes in (memory and disk) over the whole
+    // input, every file and not only those opened so far, from the share
+    // read; the disk holds all of it but the memory budget.
+    const Spool& spool = store.spool();
+    const uint64_t read = progress.raw_bytes.load(), total = input_bytes_total(o.inputs);
+    const double taken = static_cast<double>(e.written() + spool.memory_bytes());
+    const double projected = read ? taken * static_cast<double>(total) / static_cast<double>(read) : 0;
+    const uint64_t disk = static_cast<uint64_t>(std::max(projected - static_cast<double>(spool.memory_budget()),
+                                                         static_cast<double>(e.written())));
+    const std::string need = total && read ? ", about " + megabytes(disk) + " needed" : "";
     throw SpoolError(e.dir() + ": no space left for temporary files (" + megabytes(e.written()) + " written" + need +
                          "); free space there, choose another directory with --tmp-dir, or raise -M",
                      e.dir(), e.written(), true);
