@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 namespace kmerbloom {
 
@@ -19,5 +20,12 @@ inline constexpr std::array<uint8_t, 256> kBaseCode = [] {
 }();
 
 inline constexpr char kBaseChar[4] = {'A', 'C', 'G', 'T'};
+
+// Number of bytes of seq that are not ACGTU (either case).
+inline uint64_t count_non_acgt(std::string_view seq) {
+  uint64_t n = 0;
+  for (const char ch : seq) n += kBaseCode[static_cast<uint8_t>(ch)] > 3;
+  return n;
+}
 
 }  // namespace kmerbloom

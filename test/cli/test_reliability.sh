@@ -244,6 +244,27 @@ else
     check "-M ${need}M -t $t: the partitions went to temporary files" grep -Eq '"disk_bytes_written": [1-9]' "$T/m.json"
     identical "-M ${need}M -t $t: same k-mers as without -M" "$T/free.tsv" "$T/m.tsv"
   done
+  # One long record: a 4.8 Mbp sequence (1.2 Mbp four times) as one FASTA
+  # line and as one FASTQ record is read in pieces, so its peak stays within
+  # the budget as reads' does; its k-mers are those of the same sequence cut
+  # into records of 10 kb overlapping by k - 1 bases.
+  random_bases 1200000 11 | tr -d '\n' > "$T/rec-unit.seq"
+  cat "$T/rec-unit.seq" "$T/rec-unit.seq" "$T/rec-unit.seq" "$T/rec-unit.seq" > "$T/rec.seq"
+  { echo ">genome"; cat "$T/rec.seq"; echo; } > "$T/rec.fa"
+  { echo "@genome"; cat "$T/rec.seq"; printf '\n+\n'; tr ACGT FFFF < "$T/rec.seq"; echo; } > "$T/rec.fq"
+  awk -v k=31 '{ for (i = 1; i <= length($0) - k + 1; i += 10000 - k + 1) printf ">c%d\n%s\n", i, substr($0, i, 10000) }' \
+    "$T/rec.seq" > "$T/rec-chunks.fa"
+  "$KB" count "$T/rec-chunks.fa" -t 1 -o "$T/rec-chunks.tsv" -q
+  for f in rec.fa rec.fq; do
+    "$KB" count "$T/$f" -t 1 -M 1M -o "$T/rec.tsv" 2> "$T/rec.err" || rc=$?
+    need=$(sed -n 's/.*alone need \([0-9]*\) MB.*/\1/p' "$T/rec.err")
+    [ -n "$need" ] || { bad "$f at -M 1M: no need stated: $(cat "$T/rec.err")"; continue; }
+    capped=$(peak_mb "$KB" count "$T/$f" -t 1 -M "${need}M" -o "$T/rec.tsv" -q)
+    check "$f, one record of 4.8 Mbp, -M ${need}M -t 1: peak $capped MB <= $need + 16 MB" \
+      test "$capped" -ge 0 -a "$capped" -le $((need + 16))
+    identical "$f: the k-mers of the same sequence in 10 kb records" "$T/rec-chunks.tsv" "$T/rec.tsv"
+  done
+  rm -f "$T/rec.seq" "$T/rec.fa" "$T/rec.fq" "$T/rec-unit.seq" "$T/rec-chunks.fa" "$T/rec-chunks.tsv" "$T/rec.tsv"
   base=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 100000 -o "$T/f0.fq" -q)
   free=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 20000000 -o "$T/f1.fq" -q)
   capped=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 20000000 -M 48M -o "$T/f2.fq" --stats "$T/f2.json" -q)

@@ -396,5 +396,121 @@ TEST_F(ReaderTest, BatchesKeepEveryRecordOnce) {
   EXPECT_EQ(b.size(), 3u);
 }
 
+
+// Reads p with pieces of `piece` bases overlapping by `overlap`, joins the
+// pieces of each read again, and checks what a batch may hold: no piece over
+// `piece` bases, no batch over target + piece, pieces after the first
+// starting with the last `overlap` bases of the one before.
+std::vector<std::string> read_in_pieces(const std::string& p, uint64_t piece, uint32_t overlap, uint64_t target,
+                                        size_t* pieces = nullptr) {
+  SequenceReader r(p);
+  r.set_pieces(piece, overlap);
+  RecordBatch b;
+  b.keep_quality = false;
+  std::vector<std::string> reads;
+  std::string name;
+  while (r.next_batch(b, target)) {
+    EXPECT_LE(b.bases, target + piece);
+    EXPECT_EQ(b.overlap, overlap);
+    for (size_t i = 0; i < b.size(); ++i) {
+      const std::string_view seq = b.seq(i);
+      EXPECT_LE(seq.size(), piece);
+      if (pieces) ++*pieces;
+      if (b.starts_read(i)) {
+        reads.emplace_back(seq);
+        name = b.name(i);
+        continue;
+      }
+      EXPECT_FALSE(reads.empty());
+      if (reads.empty()) continue;
+      std::string& read = reads.back();
+      EXPECT_EQ(b.name(i), name);  // a piece keeps its read's name
+      EXPECT_EQ(std::string_view(read).substr(read.size() - overlap), seq.substr(0, overlap));
+      read += b.new_bases(i);
+    }
+  }
+  return reads;
+}
+
+std::vector<std::string> seqs(const std::vector<Rec>& recs) {
+  std::vector<std::string> s;
+  for (const Rec& r : recs) s.push_back(r.seq);
+  return s;
+}
+
+TEST_F(ReaderTest, PiecesJoinIntoTheRecords) {
+  // Small pieces cut inside lines, across lines and at a record's last base.
+  for (const std::string& text : {std::string(kFastq), std::string(">s1 d\nACGTACGTAC\nGTNNAC\r\n\n>s2\n>s3\nACGTACGTACGT\n")}) {
+    const auto p = write("small", text);
+    const auto whole = seqs(read_all(p));
+    for (uint64_t piece : {3, 4, 5, 12}) {
+      for (uint64_t target : {0, 7, 100}) {
+        size_t pieces = 0;
+        EXPECT_EQ(read_in_pieces(p, piece, 2, target, &pieces), whole) << piece << " " << target;
+        EXPECT_GE(pieces, whole.size());
+      }
+    }
+  }
+  EXPECT_THROW(SequenceReader(write("x.fa", ">a\n")).set_pieces(4, 4), std::invalid_argument);
+}
+
+TEST_F(ReaderTest, PiecesOfLinesLongerThanTheBuffer) {
+  // Lines of several MiB, longer than the 1 MiB read buffer: a genome as one
+  // FASTA line (CRLF, trailing blanks), a long read as FASTQ whose quality line
+  // starts with '+' and '@', short records around them; plain and gzip.
+  uint64_t seed = 7;
+  auto bases = [&seed](size_t n) {
+    std::string s(n, 'A');
+    for (char& c : s) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      c = "ACGTNacgt"[(seed >> 33) % 9];
+    }
+    return s;
+  };
+  const std::string genome = bases(3'000'001), read = bases(2'500'000), wrapped = bases(100'000);
+  std::string fa = ">short\nACGT\n>genome\r\n" + genome + " \t\r\n>wrapped\n";
+  for (size_t j = 0; j < wrapped.size(); j += 61) fa += wrapped.substr(j, 61) + "\n";
+  fa += ">last\nGATTACA";
+  std::string qual(read.size(), 'F');
+  qual[0] = '+';
+  qual[1u << 20] = '@';
+  const std::string fq = "@a\nACGT\n+\nIIII\n@long\n" + read + "\n+long\n" + qual + "\n@b\nTT\n+\nII\n";
+  const std::vector<std::string> want_fa = {"ACGT", genome, wrapped, "GATTACA"}, want_fq = {"ACGT", read, "TT"};
+  for (const auto& p : {write("g.fa", fa), write_gz("g.fa.gz", fa, 1)}) {
+    EXPECT_EQ(seqs(read_all(p)), want_fa);
+    for (uint64_t piece : {uint64_t{1} << 17, uint64_t{1} << 22}) EXPECT_EQ(read_in_pieces(p, piece, 30, 1 << 19), want_fa);
+  }
+  for (const auto& p : {write("r.fq", fq), write_gz("r.fq.gz", fq, 1)}) {
+    EXPECT_EQ(seqs(read_all(p)), want_fq);
+    EXPECT_EQ(read_in_pieces(p, 1 << 17, 254, 1 << 19), want_fq);
+  }
+}
+
+TEST_F(ReaderTest, PiecesReportErrorsAtTheirColumn) {
+  std::string line(3'000'000, 'C');
+  line[2'000'000] = '!';
+  const auto p = write("bad.fa", ">x\n" + line + "\n");
+  for (const uint64_t piece : {uint64_t{0}, uint64_t{1} << 16}) {
+    try {
+      read_in_pieces(p, piece, 30, 1 << 19);
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("record 1 (line 2): invalid character '!' in sequence (column 2000001)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  const std::string seq(3'000'000, 'A');
+  const auto q = write("short.fq", "@x\n" + seq + "\n+\n" + std::string(seq.size() - 1, 'I') + "\n");
+  const std::string want = "short.fq: record 1 (line 4): truncated record (quality shorter than sequence: 2999999 vs 3000000)";
+  EXPECT_TRUE(fails_with(q, want));
+  try {
+    read_in_pieces(q, 1 << 16, 30, 1 << 19);
+    ADD_FAILURE() << "accepted in pieces";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kmerbloom

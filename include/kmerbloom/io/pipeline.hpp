@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kmerbloom/bases.hpp"
 #include "kmerbloom/io/reader.hpp"
 
 namespace kmerbloom {
@@ -23,6 +24,11 @@ namespace kmerbloom {
 struct PipelineOptions {
   unsigned workers = 1;
   uint64_t batch_bases = 4u << 20;  // bases per batch
+  // Stages that read k-mers only: records longer than a quarter of a batch
+  // come in pieces overlapping by k - 1 bases (SequenceReader::set_pieces),
+  // so that a batch stays within twice batch_bases whatever the records.
+  // 0: whole records.
+  unsigned piece_k = 0;
 };
 
 // Progress as the reader sees it, readable from any thread.
@@ -41,6 +47,14 @@ struct InputSummary {
   uint64_t bases = 0;
   uint64_t bases_skipped = 0;  // non-ACGT bases
   uint64_t kmers = 0;          // k-mer occurrences
+  // Adds record i of b: a read where it starts one, and the bases no piece
+  // before it held.
+  void add_record(const RecordBatch& b, size_t i) {
+    const std::string_view seq = b.new_bases(i);
+    reads += b.starts_read(i);
+    bases += seq.size();
+    bases_skipped += count_non_acgt(seq);
+  }
   void add(const InputSummary& o) {
     reads += o.reads;
     bases += o.bases;

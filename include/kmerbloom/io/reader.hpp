@@ -31,6 +31,7 @@ struct RecordBatch {
   struct Record {
     uint64_t name_off, seq_off, qual_off;  // offsets into arena
     uint32_t name_len, seq_len, qual_len;  // qual_len is 0 for FASTA
+    uint32_t piece;                        // 0: a whole record or its first piece (see set_pieces)
     uint64_t line;                         // 1-based line of the header in its file
   };
   std::string arena;
@@ -39,6 +40,7 @@ struct RecordBatch {
   uint64_t first_record = 0;  // 0-based number of records[0] in its file
   uint64_t serial = 0;        // position of this batch in the whole input (set by the pipeline)
   uint32_t file_index = 0;    // which input file the batch came from
+  uint32_t overlap = 0;       // bases a piece after the first repeats from the one before
   SeqFormat format = SeqFormat::unknown;
   // False: qualities are checked but not stored (qual() is empty), for
   // stages that read sequences only; the batch then takes 40% less memory.
@@ -53,6 +55,10 @@ struct RecordBatch {
   std::string_view name(size_t i) const { return {arena.data() + records[i].name_off, records[i].name_len}; }
   std::string_view seq(size_t i) const { return {arena.data() + records[i].seq_off, records[i].seq_len}; }
   std::string_view qual(size_t i) const { return {arena.data() + records[i].qual_off, records[i].qual_len}; }
+  // True when records[i] begins a read (it is not the continuation of one).
+  bool starts_read(size_t i) const { return records[i].piece == 0; }
+  // The bases of records[i] that no piece before it held.
+  std::string_view new_bases(size_t i) const { return seq(i).substr(records[i].piece ? overlap : 0); }
 };
 
 class SequenceReader {
@@ -68,6 +74,15 @@ class SequenceReader {
   // bases (or max_records records) are held. Returns false when the input is
   // exhausted and the batch is empty. Throws InputError on malformed input.
   bool next_batch(RecordBatch& batch, uint64_t target_bases, uint64_t max_records = 1u << 20);
+
+  // For stages that read k-mers only (the batch keeps no quality): a record
+  // longer than max_bases comes in pieces of max_bases, each piece after the
+  // first starting with the last `overlap` bases of the one before, so every
+  // run of overlap + 1 bases lies in exactly one piece; lines longer than the
+  // read buffer are read in parts. A batch then holds at most target_bases +
+  // max_bases bases, whatever the records. 0 (the default): whole records.
+  // Requires max_bases > overlap.
+  void set_pieces(uint64_t max_bases, uint32_t overlap);
 
   const std::string& path() const;
   SeqFormat format() const;             // known after the first record

@@ -107,13 +107,6 @@ inline void for_each_kmer(std::string_view seq, const KmerShape<W>& shape, F&& f
   }
 }
 
-// Number of bytes of seq that are not ACGTU (either case).
-inline uint64_t count_non_acgt(std::string_view seq) {
-  uint64_t n = 0;
-  for (const char ch : seq) n += kBaseCode[static_cast<uint8_t>(ch)] > 3;
-  return n;
-}
-
 // Number of k-mers for_each_kmer yields on seq.
 inline uint64_t count_kmers(std::string_view seq, unsigned k) {
   uint64_t n = 0, run = 0;

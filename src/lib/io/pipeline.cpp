@@ -1,5 +1,6 @@
 #include "kmerbloom/io/pipeline.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <thread>
@@ -64,6 +65,8 @@ void run_pipeline(const std::vector<std::string>& inputs, const PipelineOptions&
     bool stopped = false;
     for (size_t f = 0; f < inputs.size() && !stopped; ++f) {
       SequenceReader reader(inputs[f]);
+      if (options.piece_k)
+        reader.set_pieces(std::max<uint64_t>(options.batch_bases / 4, options.piece_k), options.piece_k - 1);
       if (progress) {
         progress->file_index = static_cast<unsigned>(f);
         progress->raw_total += reader.raw_size();

@@ -73,6 +73,23 @@ struct SequenceReader::Impl {
   bool pending = false;       // next_line() returns `line` again
   bool unterminated = false;  // `line` ended at end of input without '\n'
   uint64_t line_no = 0;       // 1-based number of `line`
+  // With pieces, a sequence or quality line longer than half the buffer comes
+  // in parts: `line` is then a part, `line_start` false for all but the first.
+  bool line_start = true;
+  bool line_open = false;     // the line goes on in the next part
+  uint64_t col = 0;           // 0-based column of line[0] in its line
+  uint64_t next_col = 0;
+
+  // Pieces (set_pieces): the record being cut, carried from one batch to the next.
+  uint64_t piece_bases = 0;   // 0: whole records
+  uint32_t overlap = 0;
+  struct Open {
+    bool active = false;
+    uint32_t piece = 0;       // the next piece's number
+    uint64_t bases = 0;       // sequence bases in the pieces so far, each once
+    uint64_t line = 0;        // the header's line
+    std::string name, tail;   // tail: the last `overlap` bases of the last piece
+  } open;
 
   uint64_t records = 0;  // records started in this file (the current one included)
   SeqFormat fmt = SeqFormat::unknown;
@@ -115,15 +132,20 @@ struct SequenceReader::Impl {
 
   // Advances to the next line; false at end of input. A last line without a
   // newline still counts as a line.
-  bool next_line() {
+  // A line that may come in parts (with pieces only): never a title line,
+  // whose first character says what it is.
+  enum Split { whole_lines, sequence_lines, quality_lines };
+  bool next_line(Split how = whole_lines) {
     if (pending) {
       pending = false;
       return true;
     }
+    const bool split = how != whole_lines && piece_bases;
     for (;;) {
       const char* base = buf.get();
       const auto* nl = static_cast<const char*>(std::memchr(base + scan, '\n', end - scan));
       size_t stop;
+      bool whole = true;
       if (nl) {
         stop = static_cast<size_t>(nl - base);
         scan = stop + 1;
@@ -131,17 +153,38 @@ struct SequenceReader::Impl {
         if (pos == end) return false;
         stop = scan = end;
         unterminated = true;
+      } else if (split && end - pos >= cap / 2 &&
+                 (line_open || how == quality_lines || (base[pos] != '>' && base[pos] != '+'))) {
+        // A part: a '\r' or blanks at its end wait for the next part, where
+        // the line's real end decides what they are.
+        stop = end;
+        while (stop > pos + 1 && (base[stop - 1] == '\r' || base[stop - 1] == ' ' || base[stop - 1] == '\t')) --stop;
+        scan = stop;
+        whole = false;
       } else {
         refill();
         continue;
       }
       size_t len = stop - pos;
-      if (len > 0 && base[pos + len - 1] == '\r') --len;
+      if (whole && len > 0 && base[pos + len - 1] == '\r') --len;
       line = std::string_view(base + pos, len);
       pos = scan;
-      ++line_no;
+      line_start = !line_open;
+      line_open = !whole;
+      if (line_start) ++line_no;
+      col = line_start ? 0 : next_col;
+      next_col = col + len;
       return true;
     }
+  }
+
+  // Gives back the last n bytes of `line`: the next call returns them as the
+  // line's next part.
+  void unread(size_t n) {
+    pos = scan = static_cast<size_t>(line.data() + line.size() - n - buf.get());
+    next_col = col + line.size() - n;
+    line_open = true;
+    line.remove_suffix(n);
   }
 
   void check_seq(std::string_view s) const {
@@ -149,14 +192,14 @@ struct SequenceReader::Impl {
     const auto* it =
         std::find_if(s.begin(), s.end(), [](char c) { return !is_seq_char(static_cast<unsigned char>(c)); });
     fail("invalid character " + show_char(static_cast<unsigned char>(*it)) + " in sequence (column " +
-         std::to_string(it - s.begin() + 1) + ")");
+         std::to_string(col + (it - s.begin()) + 1) + ")");
   }
   void check_qual(std::string_view s) const {
     if (qual_ok(s)) return;
     const auto* it =
         std::find_if(s.begin(), s.end(), [](char c) { return !is_qual_char(static_cast<unsigned char>(c)); });
     fail("invalid character " + show_char(static_cast<unsigned char>(*it)) + " in quality (column " +
-         std::to_string(it - s.begin() + 1) + "); allowed are '!'..'~'");
+         std::to_string(col + (it - s.begin()) + 1) + "); allowed are '!'..'~'");
   }
 
   // Lines end at '\n' (a '\r' before it is dropped). A '\r' followed by
@@ -211,27 +254,84 @@ struct SequenceReader::Impl {
     return r;
   }
 
+  // The next piece of the record cut at the end of the last one: its name
+  // again, then the last `overlap` bases of that piece.
+  RecordBatch::Record resume_record(std::string& a) {
+    RecordBatch::Record r{};
+    r.name_off = a.size();
+    r.name_len = len32(open.name.size());
+    r.line = open.line;
+    r.piece = open.piece;
+    a += open.name;
+    r.seq_off = a.size();
+    a += open.tail;
+    open.active = false;
+    return r;
+  }
+
+  // Appends sequence to the record r; false when its piece is full, the
+  // bases that did not fit given back to the next piece.
+  bool append_seq(std::string& a, const RecordBatch::Record& r) {
+    const uint64_t held = a.size() - r.seq_off;
+    if (!piece_bases || held + line.size() <= piece_bases) {
+      a.append(line);
+      return true;
+    }
+    const size_t fit = static_cast<size_t>(piece_bases - held);
+    a.append(line.data(), fit);
+    unread(line.size() - fit);
+    return false;
+  }
+
+  // Ends the piece r of a record that goes on: the next call resumes it.
+  void cut_piece(RecordBatch& b, RecordBatch::Record& r) {
+    std::string& a = b.arena;
+    const size_t len = a.size() - r.seq_off;
+    r.seq_len = len32(len);
+    r.qual_off = a.size();
+    if (r.piece == 0) {
+      open.name.assign(a, r.name_off, r.name_len);
+      open.line = r.line;
+      open.bases = 0;
+    }
+    open.bases += len - (r.piece ? overlap : 0);
+    open.tail.assign(a, a.size() - overlap, overlap);
+    open.piece = std::max<uint32_t>(r.piece + 1, 1);  // saturates: any piece after the first is > 0
+    open.active = true;
+    b.records.push_back(r);
+    b.bases += len;
+  }
+
   // Each reader appends one record to b, or returns false at end of input.
   bool read_fasta(RecordBatch& b) {
-    if (!next_line()) return false;
-    ++records;
-    // Blank lines are skipped before '>' lines are handed back, so this holds
-    // for every record; checked anyway to keep the invariant local.
-    if (line.empty() || line[0] != '>') fail("expected '>' at start of FASTA record");
     std::string& a = b.arena;
-    RecordBatch::Record r = begin_record(a);
-    while (next_line()) {
+    RecordBatch::Record r;
+    if (open.active) {
+      r = resume_record(a);
+    } else {
+      if (!next_line()) return false;
+      ++records;
+      // Blank lines are skipped before '>' lines are handed back, so this holds
+      // for every record; checked anyway to keep the invariant local.
+      if (line.empty() || line[0] != '>') fail("expected '>' at start of FASTA record");
+      r = begin_record(a);
+    }
+    while (next_line(sequence_lines)) {
       if (line.empty()) continue;
-      if (line[0] == '>') {
+      if (line_start && line[0] == '>') {
         pending = true;
         break;
       }
       // Spaces and tabs at the end of a FASTA sequence line are left over
       // from editors and line wrapping: skipped, as Biopython and seqkit do.
       // (Inside a FASTQ sequence they stay an error.)
-      while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+      if (!line_open)
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
       check_seq(line);
-      a.append(line);
+      if (!append_seq(a, r)) {
+        cut_piece(b, r);
+        return true;
+      }
     }
     const size_t seq_len = a.size() - r.seq_off;
     check_len(seq_len, "sequence");
@@ -243,6 +343,7 @@ struct SequenceReader::Impl {
   }
 
   bool read_fastq(RecordBatch& b) {
+    if (open.active) return read_fastq_body(b, resume_record(b.arena));
     if (!next_line()) return false;
     if (line.empty()) {
       // Blank lines may only trail the last record.
@@ -257,18 +358,27 @@ struct SequenceReader::Impl {
     ++records;
     if (line[0] != '@')
       fail("expected '@' at start of FASTQ record, found " + show_char(static_cast<unsigned char>(line[0])));
+    return read_fastq_body(b, begin_record(b.arena));
+  }
+
+  // The rest of a FASTQ record from its sequence (or the piece r of it) on.
+  bool read_fastq_body(RecordBatch& b, RecordBatch::Record r) {
     std::string& a = b.arena;
-    RecordBatch::Record r = begin_record(a);
     // Sequence: every line up to the '+' line.
     for (;;) {
-      if (!next_line()) fail("truncated record (end of input before the '+' line)");
-      if (!line.empty() && line[0] == '+') break;
+      if (!next_line(sequence_lines)) fail("truncated record (end of input before the '+' line)");
+      if (line_start && !line.empty() && line[0] == '+') break;
       check_seq(line);
-      a.append(line);
+      if (!append_seq(a, r)) {
+        cut_piece(b, r);
+        return true;
+      }
     }
-    const size_t seq_len = a.size() - r.seq_off;
-    check_len(seq_len, "sequence");
-    r.seq_len = len32(seq_len);
+    const size_t piece_len = a.size() - r.seq_off;
+    check_len(piece_len, "sequence");
+    r.seq_len = len32(piece_len);
+    // The whole record's length, over its pieces.
+    const uint64_t seq_len = r.piece ? open.bases + piece_len - overlap : piece_len;
 
     const std::string_view plus = line.substr(1);
     if (!plus.empty() && plus != std::string_view(a.data() + r.name_off, r.name_len))
@@ -287,12 +397,12 @@ struct SequenceReader::Impl {
       }
     }
     for (bool first = true; qual_len < seq_len; first = false) {
-      if (!next_line())
+      if (!next_line(quality_lines))
         fail("truncated record (quality shorter than sequence: " + std::to_string(qual_len) + " vs " +
              std::to_string(seq_len) + ")");
       if (qual_len + line.size() > seq_len) {
         // A title line after a short quality overshoots: name the real cause.
-        if (!first && line[0] == '@')
+        if (!first && line_start && line[0] == '@')
           fail("quality shorter than sequence (" + std::to_string(qual_len) + " vs " + std::to_string(seq_len) + ")");
         fail("quality longer than sequence (" + std::to_string(qual_len + line.size()) + " vs " +
              std::to_string(seq_len) + ")");
@@ -303,7 +413,7 @@ struct SequenceReader::Impl {
     }
     r.qual_len = b.keep_quality ? len32(qual_len) : 0;
     b.records.push_back(r);
-    b.bases += seq_len;
+    b.bases += piece_len;
     return true;
   }
 };
@@ -322,6 +432,7 @@ bool SequenceReader::next_batch(RecordBatch& batch, uint64_t target_bases, uint6
     if (d.fmt == SeqFormat::unknown && !d.finished) d.detect();
     batch.first_record = d.records;
     batch.format = d.fmt;
+    batch.overlap = d.overlap;
     if (d.finished) return false;
     const uint64_t max = std::max<uint64_t>(max_records, 1);
     do {
@@ -337,6 +448,12 @@ bool SequenceReader::next_batch(RecordBatch& batch, uint64_t target_bases, uint6
     throw;
   }
   return !batch.records.empty();
+}
+
+void SequenceReader::set_pieces(uint64_t max_bases, uint32_t overlap) {
+  if (max_bases && max_bases <= overlap) throw std::invalid_argument("pieces must be longer than their overlap");
+  impl_->piece_bases = max_bases;
+  impl_->overlap = overlap;
 }
 
 const std::string& SequenceReader::path() const { return impl_->path; }

@@ -58,14 +58,13 @@ InputSummary hash_all(const BuildOptions& o, const FilterHooks& hooks, Insert&& 
   PipelineOptions popt;
   popt.workers = o.threads;
   popt.batch_bases = o.batch_bases;
+  popt.piece_k = o.k;
   run_pipeline(o.inputs, popt, [&](const RecordBatch& b, unsigned id) {
     std::vector<uint64_t>& h = chunks[id];
     InputSummary& s = sums[id];
     for (size_t i = 0; i < b.size(); ++i) {
       const std::string_view seq = b.seq(i);
-      ++s.reads;
-      s.bases += seq.size();
-      s.bases_skipped += count_non_acgt(seq);
+      s.add_record(b, i);
       for_each_kmer(seq, shape, [&](W km) { h.push_back(hash_kmer(km, o.seed)); });
       if (h.size() >= 4096 || i + 1 == b.size()) {
         s.kmers += h.size();

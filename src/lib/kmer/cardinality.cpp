@@ -204,6 +204,7 @@ EstimateResult estimate_with(const EstimateOptions& opt, PipelineProgress* progr
   PipelineOptions popt;
   popt.workers = opt.threads;
   popt.batch_bases = opt.batch_bases;
+  popt.piece_k = opt.k;
   run_pipeline(
       opt.inputs, popt,
       [&](const RecordBatch& batch, unsigned id) {
@@ -211,9 +212,7 @@ EstimateResult estimate_with(const EstimateOptions& opt, PipelineProgress* progr
         KmerSampler& sampler = w.sampler;
         for (size_t i = 0; i < batch.size(); ++i) {
           const std::string_view seq = batch.seq(i);
-          ++w.input.reads;
-          w.input.bases += seq.size();
-          w.input.bases_skipped += count_non_acgt(seq);
+          w.input.add_record(batch, i);
           for_each_kmer(seq, shape, [&](W km) { sampler.add(hash_kmer(km)); });
         }
         sampler.flush();
