@@ -14,7 +14,9 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup-debian.sh"
 
-kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish python3 tabix time util-linux chromium snakemake multiqc cwltool
+# Installed without recommends: cwltool needs python3-setuptools beside them.
+kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish python3 tabix time util-linux chromium snakemake multiqc cwltool \
+  python3-setuptools
 cd "$KB_ROOT"
 jobs=$(nproc)
 strict=OFF
