@@ -9,12 +9,16 @@
 # skips fails, so everything the tests need is installed here: the oracles
 # (KMC, Jellyfish, python3), bgzip (tabix), /usr/bin/time, Chromium,
 # Snakemake, MultiQC, setpriv (util-linux; the permission checks run as an
-# ordinary user when CI runs as root).
+# ordinary user when CI runs as root); each is then run once (kb_check_tools),
+# so that one installed but unable to start stops the run here, named.
 #   bash test/run-all.sh          (README.md: "Run the tests")
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup-debian.sh"
 
-kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish python3 tabix time util-linux chromium snakemake multiqc cwltool
+# Installed without recommends: cwltool needs python3-setuptools beside them.
+kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish python3 tabix time util-linux chromium snakemake multiqc cwltool \
+  python3-setuptools
+kb_check_tools python3 kmc kmc_tools jellyfish bgzip time setpriv chromium snakemake multiqc cwltool
 cd "$KB_ROOT"
 jobs=$(nproc)
 strict=OFF

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Runs one of the README's two set-up commands in a bare Debian 12 (bookworm)
+# chroot holding a clean clone of the committed HEAD, as on a fresh machine:
+#   bash test/bare-debian.sh example     runs  bash data/example.sh
+#   bash test/bare-debian.sh tests       runs  KMERBLOOM_STRICT=1 bash test/run-all.sh (as .ci/run; hours)
+# Run it before a change to what is installed lands. Root only (debootstrap,
+# chroot, mounts). The base system (debootstrap --variant=minbase) is made once
+# in $BARE_CACHE/base (default /var/tmp/kmerbloom-bare) and copied afresh to
+# $BARE_CACHE/MODE for each run; that copy stays until the next run of MODE,
+# for a look at its logs and build trees. Debian mirror: the one this
+# machine's apt sources use, or $BARE_MIRROR. Prints the command's exit status
+# and exits with it.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/setup-debian.sh"
+
+case "${1:-}" in
+  example) CMD="bash data/example.sh" ;;
+  tests) CMD="KMERBLOOM_STRICT=1 bash test/run-all.sh" ;;
+  *) echo "usage: bash test/bare-debian.sh example|tests" >&2; exit 2 ;;
+esac
+MODE=$1
+[ "$(id -u)" -eq 0 ] || { echo "bare-debian: error: needs root (debootstrap, chroot, mount)" >&2; exit 2; }
+CACHE=${BARE_CACHE:-/var/tmp/kmerbloom-bare}
+R=$CACHE/$MODE
+SRC=/root/kmerbloom  # the clone, where root on a fresh machine would clone it
+
+# apt_uri SUITE: the first URI this machine's apt sources (one-line or deb822) give for SUITE.
+apt_uri() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -r "$f" ] && awk -v want="$1" '
+      function found(u) { if (!done) print u; done = 1 }
+      /^[[:space:]]*#/ { next }
+      /^deb[[:space:]]/ { sub(/\[[^]]*\][[:space:]]*/, ""); if ($3 == want) found($2); next }
+      /^URIs:/ { uri = $2 }
+      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == want) suite = 1 }
+      /^[[:space:]]*$/ { if (uri != "" && suite) found(uri); uri = ""; suite = 0 }
+      END { if (uri != "" && suite) found(uri) }' "$f"
+  done | head -1
+}
+
+# make_base: debootstrap once; later runs copy it. A half-made base is never used.
+make_base() {
+  [ -e "$CACHE/base.done" ] && return 0
+  local mirror security
+  mirror=${BARE_MIRROR:-$(apt_uri bookworm)}
+  mirror=${mirror:-http://deb.debian.org/debian}
+  security=$(apt_uri bookworm-security)
+  security=${security:-http://deb.debian.org/debian-security}
+  kb_install debootstrap
+  echo "bare-debian: debootstrap bookworm (minbase) from $mirror into $CACHE/base" >&2
+  rm -rf --one-file-system "$CACHE/base"
+  nice debootstrap --variant=minbase bookworm "$CACHE/base" "$mirror" > "$CACHE/debootstrap.log" 2>&1 ||
+    { tail -20 "$CACHE/debootstrap.log" >&2; echo "bare-debian: error: debootstrap failed ($CACHE/debootstrap.log)" >&2; return 1; }
+  # The sources of a fresh install: release, updates, security; no package lists yet.
+  rm -f "$CACHE/base/etc/apt/sources.list"
+  cat > "$CACHE/base/etc/apt/sources.list.d/debian.sources" << EOF
+Types: deb
+URIs: $mirror
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: $security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  rm -rf "$CACHE/base/var/lib/apt/lists/"* "$CACHE/base/var/cache/apt/archives/"*.deb
+  [ -s "$CACHE/base/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$CACHE/base/etc/hosts"
+  touch "$CACHE/base.done"
+}
+
+# release: stop what still runs in the chroot (daemons a test left), then
+# unmount everything under it, deepest first.
+release() {
+  local p m i
+  [ -d "$R" ] || return 0
+  for i in 1 2; do
+    for p in /proc/[0-9]*; do
+      [ "$(readlink "$p/root" 2> /dev/null)" = "$R" ] || continue
+      kill "-$([ $i -eq 1 ] && echo TERM || echo KILL)" "${p#/proc/}" 2> /dev/null || true
+    done
+    [ $i -eq 1 ] && sleep 2
+  done
+  awk -v r="$R" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r |
+    while read -r m; do umount "$m" 2> /dev/null || umount -l "$m"; done
+}
+
+mkdir -p "$CACHE"
+exec 9> "$CACHE/base.lock"
+flock 9
+make_base
+flock -u 9
+
+head=$(git -C "$KB_ROOT" rev-parse HEAD)
+[ -z "$(git -C "$KB_ROOT" status --porcelain)" ] ||
+  echo "bare-debian: note: uncommitted changes stay out; the chroot holds the commit $head" >&2
+release
+rm -rf --one-file-system "$R"
+trap release EXIT
+trap "exit 130" INT
+trap "exit 143" TERM HUP
+cp -a "$CACHE/base" "$R"
+git clone -q "$(git -C "$KB_ROOT" rev-parse --path-format=absolute --git-common-dir)" "$R$SRC"
+git -C "$R$SRC" checkout -q --detach "$head"
+cp -L /etc/resolv.conf "$R/etc/resolv.conf"
+mount -t proc proc "$R/proc"
+mount -t sysfs -o ro sysfs "$R/sys"
+mount --bind /dev "$R/dev"
+mount --bind /dev/pts "$R/dev/pts"
+# Mounts made in the chroot must not reach the machine's /dev (shared mounts under systemd).
+mount --make-slave "$R/dev" 2> /dev/null || true
+mount --make-slave "$R/dev/pts" 2> /dev/null || true
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+
+echo "bare-debian: $CMD, in $R (commit $head)" >&2
+rc=0
+chroot "$R" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  /bin/bash -c "cd $SRC && $CMD" || rc=$?
+echo "bare-debian: '$CMD' on bare Debian 12 exited with status $rc" >&2
+exit "$rc"
