@@ -5,11 +5,17 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace kmerbloom {
 
 // The name of an input or output in messages: the path, "<stdin>" for "-".
 inline std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// Bytes of a file quoted in a message: printable ASCII as it is, any other
+// byte as \xNN (a terminal must not get raw bytes), cut after `max` bytes
+// with "...".
+std::string printable(std::string_view bytes, size_t max = 60);
 
 // "0:42", "12:03", "1:02:03" (seconds, rounded; negative or NaN reads 0).
 std::string format_duration(double seconds);

@@ -2,11 +2,13 @@
 #include <cmath>
 #include <memory>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <spdlog/fmt/fmt.h>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/kbf/kbf.hpp"
 
@@ -21,8 +23,8 @@ struct InfoArgs {
 
 nlohmann::json describe(const InfoArgs& a, const LoadedFilter& f) {
   struct stat st {};
-  const uint64_t bytes = ::stat(a.input.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  return filter_file_json(a.input, bytes, f);
+  const bool got = a.input == "-" ? ::fstat(STDIN_FILENO, &st) == 0 : ::stat(a.input.c_str(), &st) == 0;
+  return filter_file_json(display_name(a.input), got && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0, f);
 }
 
 std::string text_of(const nlohmann::json& j) {
@@ -64,7 +66,7 @@ int run_info(const InfoArgs& a) {
 
 Action setup_info(CLI::App& sub) {
   auto a = std::make_shared<InfoArgs>();
-  sub.add_option("input", a->input, "Filter file (.kbf)")->required();
+  sub.add_option("input", a->input, "Filter file (.kbf); - reads stdin")->required();
   sub.add_flag("--json", a->json, "JSON instead of text");
   sub.add_option("-o,--output", a->output, "Where to write; - is stdout")->capture_default_str();
   return [a] { return run_info(*a); };

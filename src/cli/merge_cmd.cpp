@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
@@ -20,7 +21,7 @@ int run_merge(const MergeArgs& a) {
   RunClock clock;
   check_output_paths(named_inputs(a.inputs), {{"-o", a.output}});
   FilterCombiner combiner(a.intersect ? SetOp::intersection : SetOp::union_of);
-  for (const auto& path : a.inputs) combiner.add(open_filter(path), path);  // one input in memory at a time
+  for (const auto& path : a.inputs) combiner.add(open_filter(path), display_name(path));  // one input in memory at a time
   const LoadedFilter merged = combiner.result();
   write_filter(a.output, merged);
   spdlog::info("{} of {} filters: about {:.0f} distinct k-mers, estimated false-positive rate {:.3g}, in {:.1f} s",
@@ -36,7 +37,7 @@ Action setup_merge(CLI::App& sub) {
   sub.footer(
       "Filters must have the same shape: built with the same -k, --expected, --fpr and --min-count "
       "(kmerbloom info shows it); otherwise the error names the parameter that differs.");
-  sub.add_option("inputs", a->inputs, "Filter files (.kbf)")->required();
+  sub.add_option("inputs", a->inputs, "Filter files (.kbf); - reads stdin")->required();
   sub.add_option("-o,--output", a->output, "Merged filter file to write")->required();
   sub.add_flag("--intersect", a->intersect, "Keep the k-mers present in every input (default: in any)");
   return [a] { return run_merge(*a); };

@@ -77,7 +77,7 @@ Action setup_merge_counts(CLI::App& sub) {
       "(count --partition I/N, same options) are disjoint: their merge equals the unpartitioned output. "
       "Counts of chunks of the reads add up only for k-mers every chunk reported: count chunks with "
       "--min-count 1 and merge with --min-count N.");
-  sub.add_option("inputs", a->inputs, "KMER<TAB>COUNT or KFF files (or histograms with --histo), plain or gzip; - is stdin (text)")
+  sub.add_option("inputs", a->inputs, "KMER<TAB>COUNT or KFF files (or histograms with --histo), plain or gzip; - is stdin")
       ->required();
   sub.add_option("-o,--output", a->output, "Merged file; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();

@@ -76,7 +76,7 @@ Action setup_query(CLI::App& sub) {
   sub.footer(
       "Output: a TSV with a header, one row per read in input order: read (name up to the first space), kmers, "
       "kmers_present, fraction. With --kmers: KMER<TAB>1 or KMER<TAB>0 per listed k-mer, no header.");
-  sub.add_option("filter", a->filter, "Filter file (.kbf) written by kmerbloom build or merge")->required();
+  sub.add_option("filter", a->filter, "Filter file (.kbf) written by kmerbloom build or merge; - reads stdin")->required();
   sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files to screen, plain, gzip or BGZF; - reads stdin");
   sub.add_option("--kmers", a->kmers,
                  "Query a k-mer list instead: one k-mer per line, KMER<TAB>COUNT as count writes it, or a KFF file (.gz or -)");

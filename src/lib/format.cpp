@@ -6,6 +6,22 @@
 
 namespace kmerbloom {
 
+std::string printable(std::string_view bytes, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  if (bytes.size() > max) out += "...";
+  return out;
+}
+
 std::string format_duration(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) seconds = 0;
   const auto t = static_cast<uint64_t>(seconds + 0.5);

@@ -77,7 +77,8 @@ struct LoadedFilter {
 // Throws OutputError on any I/O error.
 void save_filter(const std::string& path, const ScalableBloom& filter, const FilterMeta& meta);
 
-// Reads a file written by save_filter(). Throws FilterFileError naming the
+// Reads a file written by save_filter(); "-" is standard input (a pipe or
+// FIFO is read whole into memory). Throws FilterFileError naming the
 // path for: bad magic, another format version, truncation, checksum mismatch,
 // malformed header, sizes over the limits, corrupt compressed data.
 LoadedFilter load_filter(const std::string& path, const LoadLimits& limits = {});

@@ -3,7 +3,8 @@
 //  - TSV: "KMER<TAB>COUNT" per line (spaces are accepted as well as tabs);
 //  - FASTA form (count --format fasta): a ">COUNT" line, then the k-mer;
 //  - KFF (io/kff.hpp; count --format kff, kmc -okff), told by its signature
-//    (not on stdin); its errors name the byte and the section, not a line.
+//    on any input, stdin and FIFOs too; its errors name the byte and the
+//    section, not a line.
 // Empty lines are skipped and "\r\n" is accepted. The reader checks the form
 // of a record (two fields, an unsigned decimal count); what a k-mer must be
 // (its length, its letters, the order of the file) is for the caller to say,
@@ -44,6 +45,9 @@ struct CountFileOptions {
   bool fasta_form = true;                // accept count's FASTA form; false: a '>' line is an error
   size_t buffer_bytes = size_t{1} << 16; // read buffer (at least 4 KiB)
   bool kmer_order = false;               // KFF: k-mers in text order, its sections merged (KffSortedReader)
+  // Text: a list of k-mers (query --kmers): a line's first field is the
+  // k-mer, the rest is not read (count 1), '>' lines are skipped.
+  bool kmer_list = false;
 };
 
 // Throws InputError when the file cannot be opened.

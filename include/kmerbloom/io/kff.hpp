@@ -31,6 +31,9 @@
 namespace kmerbloom {
 
 class OutputFile;
+namespace detail {
+class ByteSource;  // io/decompress.hpp, private to the library
+}
 
 // KMC's encoding and kmerbloom's: A=0, C=1, G=2, T=3 (0b00'01'10'11), so packed
 // k-mers compare as their text does (A < C < G < T).
@@ -110,6 +113,8 @@ class KffWriter {
 class KffReader {
  public:
   explicit KffReader(const std::string& path);
+  // Reads an input the library opened already (and may have peeked into).
+  explicit KffReader(std::unique_ptr<detail::ByteSource> source);
   ~KffReader();
   KffReader(const KffReader&) = delete;
   KffReader& operator=(const KffReader&) = delete;
@@ -139,6 +144,8 @@ class KffReader {
 class KffSortedReader {
  public:
   KffSortedReader(const std::string& path, size_t buffer_bytes);
+  // source: `path` opened already (and peeked into), read if it is a stream.
+  KffSortedReader(const std::string& path, std::unique_ptr<detail::ByteSource> source, size_t buffer_bytes);
   ~KffSortedReader();
   KffSortedReader(const KffSortedReader&) = delete;
   KffSortedReader& operator=(const KffSortedReader&) = delete;
@@ -161,8 +168,11 @@ class KffSortedReader {
 
 // True when the file starts with the KFF signature ("KFF"), after gzip
 // decompression; false for an empty or shorter file. Throws InputError if the
-// file cannot be opened. Reads a few bytes only; stdin ("-") cannot be peeked
-// and gives false.
+// file cannot be opened. Reads a few bytes only; a stream (stdin, a FIFO)
+// gives false, as a look would take its bytes: open_count_file
+// (io/count_file.hpp) tells KFF on any input, streams included.
 bool is_kff_file(const std::string& path);
+// The same on an open input, without consuming its bytes (ByteSource::peek).
+bool starts_as_kff(detail::ByteSource& source);
 
 }  // namespace kmerbloom

@@ -24,6 +24,8 @@ class LineReader {
   // buffer: initial bytes of buffer (at least 4 KiB); it doubles for a line
   // longer than itself. Throws InputError when the file cannot be opened.
   explicit LineReader(const std::string& path, size_t buffer = size_t{1} << 16);
+  // Reads an input the library opened already (and may have peeked into).
+  explicit LineReader(std::unique_ptr<detail::ByteSource> source, size_t buffer = size_t{1} << 16);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;

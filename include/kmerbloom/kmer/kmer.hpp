@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "kmerbloom/bases.hpp"
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/kmer/hash.hpp"
 
 namespace kmerbloom {
@@ -58,7 +59,7 @@ W encode_kmer(std::string_view s) {
   W x = 0;
   for (char c : s) {
     const uint8_t b = kBaseCode[static_cast<uint8_t>(c)];
-    if (b > 3) throw std::invalid_argument("not a base: '" + std::string(1, c) + "'");
+    if (b > 3) throw std::invalid_argument("not a base: '" + printable(std::string_view(&c, 1)) + "'");
     x = (x << 2) | b;
   }
   return x;

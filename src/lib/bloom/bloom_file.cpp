@@ -1,5 +1,6 @@
 #include "kmerbloom/bloom/bloom_file.hpp"
 
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/output.hpp"
 
 #include <fcntl.h>
@@ -137,8 +138,9 @@ void write_file(OutputFile& file, const std::string& header, const ScalableBloom
 // regular (pipe, device) is read into memory first, up to a cap.
 class Input {
  public:
-  Input(const std::string& path, uint64_t cap) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // "-" is standard input, which is read through as a pipe is.
+  Input(const std::string& path, uint64_t cap) : path_(display_name(path)) {
+    fd_ = path == "-" ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) fail(path_, "cannot open: " + errno_text());
     struct stat st {};
     if (::fstat(fd_, &st) != 0) fail(path_, "cannot stat: " + errno_text());
@@ -234,7 +236,7 @@ class Input {
     size_ = mem_.size();
   }
 
-  const std::string& path_;
+  const std::string path_;  // for messages
   int fd_ = -1;
   std::vector<unsigned char> mem_;
   bool in_memory_ = false;
@@ -422,7 +424,8 @@ void save_filter(const std::string& path, const ScalableBloom& filter, const Fil
   file.commit();
 }
 
-LoadedFilter load_filter(const std::string& path, const LoadLimits& requested) {
+LoadedFilter load_filter(const std::string& file, const LoadLimits& requested) {
+  const std::string path = display_name(file);
   LoadLimits limits = requested;
   if (limits.max_bytes == 0) {
     const long pages = ::sysconf(_SC_PHYS_PAGES);
@@ -431,7 +434,7 @@ LoadedFilter load_filter(const std::string& path, const LoadLimits& requested) {
                                              : uint64_t{16} << 30;
   }
   const uint64_t slurp_cap = limits.max_bytes + kMaxHeaderBytes + kFixedPrefix + kTrailer;
-  Input in(path, slurp_cap);
+  Input in(file, slurp_cap);
   unsigned char prefix[kFixedPrefix];
   if (in.size() < 8 || (in.read(prefix, 8), std::memcmp(prefix, kBloomFileMagic, 8) != 0))
     fail(path, "not a kmerbloom filter file (bad magic)");
@@ -461,7 +464,7 @@ LoadedFilter load_filter(const std::string& path, const LoadLimits& requested) {
   } catch (const Truncated& e) {
     fail(path, std::string("truncated or corrupted: ") + e.what());
   } catch (const std::exception& e) {  // json errors, invalid_argument
-    reject(std::string("bad header: ") + e.what());
+    reject("bad header: " + printable(e.what(), 300));
   }
   // Compressed layers may claim up to 1032 times their size: a corrupted
   // file must not get that much memory allocated and zeroed before the

@@ -97,7 +97,26 @@ void ByteSource::Closer::operator()(hFILE* fp) const { hclose_abruptly(fp); }
 
 void ByteSource::fail(const std::string& what) const { throw InputError(display_ + ": " + what); }
 
-size_t ByteSource::read(char* dst, size_t cap) { return gzip_ ? inflate_into(dst, cap) : read_raw(dst, cap); }
+size_t ByteSource::read(char* dst, size_t cap) {
+  if (ahead_.empty()) return read_next(dst, cap);
+  const size_t n = std::min(cap, ahead_.size());
+  std::memcpy(dst, ahead_.data(), n);
+  ahead_.erase(0, n);
+  return n < cap ? n + read_next(dst + n, cap - n) : n;
+}
+
+size_t ByteSource::peek(char* dst, size_t n) {
+  if (ahead_.size() < n) {
+    const size_t had = ahead_.size();
+    ahead_.resize(n);
+    ahead_.resize(had + read_next(ahead_.data() + had, n - had));
+  }
+  const size_t got = std::min(n, ahead_.size());
+  std::memcpy(dst, ahead_.data(), got);
+  return got;
+}
+
+size_t ByteSource::read_next(char* dst, size_t cap) { return gzip_ ? inflate_into(dst, cap) : read_raw(dst, cap); }
 
 size_t ByteSource::read_raw(char* dst, size_t cap) {
   size_t got = 0;

@@ -30,6 +30,11 @@ class ByteSource {
   // many were written. Returns 0 only at the end of the input; fills dst
   // completely otherwise, so that callers can use large buffers efficiently.
   size_t read(char* dst, size_t cap);
+  // Copies up to n bytes of (decompressed) content ahead to dst without
+  // consuming them: read() returns them first. Lets a reader tell a format
+  // by its first bytes on a pipe, which cannot be opened twice.
+  size_t peek(char* dst, size_t n);
+  const std::string& display() const { return display_; }
 
   bool gzip() const { return gzip_; }
   uint64_t raw_bytes_read() const { return raw_read_; }  // bytes taken from the file
@@ -45,7 +50,10 @@ class ByteSource {
   struct Closer {
     void operator()(hFILE* fp) const;
   };
+  size_t read_next(char* dst, size_t cap);
+
   std::string display_;
+  std::string ahead_;  // bytes peek() took, returned first by read()
   std::unique_ptr<hFILE, Closer> fp_;
   bool eof_ = false;  // the file has no more bytes
   bool gzip_ = false;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "kmerbloom/error.hpp"
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/line_reader.hpp"
 
 namespace kmerbloom {
@@ -20,7 +21,7 @@ HistogramFile read_histogram(const std::string& path) {
     std::string_view rest = line;
     uint64_t c = 0, f = 0;
     if (!take_uint(rest, c) || !take_uint(rest, f) || !is_blank(rest))
-      in.fail("expected 'COUNT FREQUENCY', got '" + std::string(line.substr(0, 60)) + "'");
+      in.fail("expected 'COUNT FREQUENCY', got '" + printable(line) + "'");
     if (c > kMaxHistogramRow) in.fail("count " + std::to_string(c) + " is beyond the supported range");
     if (c == 0) continue;
     if (h.frequency.size() <= c) {

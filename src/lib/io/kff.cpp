@@ -16,6 +16,7 @@
 #include "io/kff_format.hpp"
 #include "kmerbloom/error.hpp"
 #include "kmerbloom/format.hpp"
+#include "kmerbloom/io/paths.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -42,12 +43,16 @@ class Raw {
 // Any input the sequence reader takes: a file, stdin, gzip.
 class StreamRaw final : public Raw {
  public:
-  StreamRaw(const std::string& path, const std::string& name) : src_(path, name) {}
-  size_t read(uint8_t* dst, size_t cap) override { return src_.read(reinterpret_cast<char*>(dst), cap); }
+  explicit StreamRaw(std::unique_ptr<detail::ByteSource> src) : src_(std::move(src)) {}
+  size_t read(uint8_t* dst, size_t cap) override { return src_->read(reinterpret_cast<char*>(dst), cap); }
 
  private:
-  detail::ByteSource src_;
+  std::unique_ptr<detail::ByteSource> src_;
 };
+
+std::unique_ptr<detail::ByteSource> open_source(const std::string& path) {
+  return std::make_unique<detail::ByteSource>(path, display_name(path));
+}
 
 // An open plain file, shared by the cursors of one KffSortedReader.
 struct Fd {
@@ -208,7 +213,7 @@ struct KffReader::Impl {
 
 void KffReader::Impl::read_header() {
   const uint8_t* h = in.take(12);
-  if (!h || std::memcmp(h, "KFF", 3) != 0) fail("not a KFF file (no 'KFF' signature at the start)", 0);
+  if (!h || std::memcmp(h, kSignature, 3) != 0) fail("not a KFF file (no 'KFF' signature at the start)", 0);
   header.major = h[3];
   header.minor = h[4];
   if (header.major > kVersionMajor)
@@ -377,9 +382,10 @@ bool KffReader::Impl::next(std::string_view& kmer, uint64_t& count) {
   return true;
 }
 
-KffReader::KffReader(const std::string& path) {
-  const std::string name = display_name(path);
-  impl_ = std::make_unique<Impl>(name, std::make_unique<StreamRaw>(path, name), 0, size_t{1} << 16);
+KffReader::KffReader(const std::string& path) : KffReader(open_source(path)) {}
+KffReader::KffReader(std::unique_ptr<detail::ByteSource> source) {
+  const std::string name = source->display();
+  impl_ = std::make_unique<Impl>(name, std::make_unique<StreamRaw>(std::move(source)), 0, size_t{1} << 16);
   impl_->read_header();
 }
 KffReader::~KffReader() = default;
@@ -389,10 +395,13 @@ unsigned KffReader::k() const { return impl_->k; }
 void KffReader::fail(const std::string& what) const { impl_->fail(what); }
 
 bool is_kff_file(const std::string& path) {
-  if (path == "-") return false;
-  detail::ByteSource src(path, path);
+  if (is_stream(path)) return false;  // a look would take its bytes away
+  return starts_as_kff(*open_source(path));
+}
+
+bool starts_as_kff(detail::ByteSource& source) {
   char magic[3];
-  return src.read(magic, 3) == 3 && std::memcmp(magic, "KFF", 3) == 0;
+  return source.peek(magic, 3) == 3 && std::memcmp(magic, kSignature, 3) == 0;
 }
 
 // ----------------------------------------------------------- sorted reader
@@ -404,9 +413,14 @@ struct KffSortedReader::Cursor {
   bool has = false;
 };
 
-KffSortedReader::KffSortedReader(const std::string& path, size_t buffer_bytes) : path_(display_name(path)) {
+KffSortedReader::KffSortedReader(const std::string& path, size_t buffer_bytes)
+    : KffSortedReader(path, nullptr, buffer_bytes) {}
+
+KffSortedReader::KffSortedReader(const std::string& path, std::unique_ptr<detail::ByteSource> source,
+                                 size_t buffer_bytes)
+    : path_(display_name(path)) {
   auto fd = std::make_shared<Fd>();
-  if (path != "-") {
+  if (!is_stream(path)) {  // a second open of a pipe would find it drained, or wait
     fd->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat sb {};
     uint8_t magic[2] = {};
@@ -420,7 +434,8 @@ KffSortedReader::KffSortedReader(const std::string& path, size_t buffer_bytes) :
   }
   if (!fd) {
     auto c = std::make_unique<Cursor>();
-    c->impl = std::make_unique<KffReader::Impl>(path_, std::make_unique<StreamRaw>(path, path_), 0, buffer_bytes);
+    if (!source) source = open_source(path);
+    c->impl = std::make_unique<KffReader::Impl>(path_, std::make_unique<StreamRaw>(std::move(source)), 0, buffer_bytes);
     c->impl->read_header();
     cursors_.push_back(std::move(c));
     return;

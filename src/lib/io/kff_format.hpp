@@ -6,6 +6,7 @@
 
 namespace kmerbloom::kff {
 
+inline constexpr char kSignature[3] = {'K', 'F', 'F'};  // the first and the last 3 bytes of a file
 inline constexpr uint8_t kVersionMajor = 1, kVersionMinor = 0;  // what the writer writes, the newest the reader takes
 
 // Bytes of n bases packed 2 bits each.

@@ -11,9 +11,10 @@
 namespace kmerbloom {
 
 LineReader::LineReader(const std::string& path, size_t buffer)
-    : name_(display_name(path)),
-      src_(std::make_unique<detail::ByteSource>(path, name_)),
-      buf_(std::max<size_t>(buffer, 4096)) {}
+    : LineReader(std::make_unique<detail::ByteSource>(path, display_name(path)), buffer) {}
+
+LineReader::LineReader(std::unique_ptr<detail::ByteSource> source, size_t buffer)
+    : name_(source->display()), src_(std::move(source)), buf_(std::max<size_t>(buffer, 4096)) {}
 
 LineReader::~LineReader() = default;
 

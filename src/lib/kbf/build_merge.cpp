@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/io/reader.hpp"
 #include "kmerbloom/kmer/cardinality.hpp"
@@ -176,10 +177,11 @@ LoadedFilter open_filter(const std::string& path, const LoadLimits& limits) {
     }
   }();
   if (f.meta.hash_name != kKmerHashName)
-    throw FilterMismatch(path + ": k-mers hashed with '" + f.meta.hash_name + "'; this build computes only '" +
+    throw FilterMismatch(display_name(path) + ": k-mers hashed with '" + printable(f.meta.hash_name) +
+                         "'; this build computes only '" +
                          kKmerHashName + "'");
   if (f.meta.k < 1 || f.meta.k > kMaxK)
-    throw FilterMismatch(path + ": k = " + std::to_string(f.meta.k) + " out of the range 1.." + std::to_string(kMaxK));
+    throw FilterMismatch(display_name(path) + ": k = " + std::to_string(f.meta.k) + " out of the range 1.." + std::to_string(kMaxK));
   return f;
 }
 

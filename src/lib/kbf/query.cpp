@@ -6,9 +6,8 @@
 #include <queue>
 
 #include "io/queues.hpp"
+#include "kmerbloom/format.hpp"
 #include "kmerbloom/io/count_file.hpp"
-#include "kmerbloom/io/kff.hpp"
-#include "kmerbloom/io/line_reader.hpp"
 #include "kmerbloom/io/reader.hpp"
 #include "kmerbloom/kbf/kbf.hpp"
 #include "kmerbloom/kmer/hash.hpp"
@@ -142,32 +141,19 @@ QuerySummary query_kmer_list(const LoadedFilter& lf, const std::string& path, do
     tally.add(ReadHits{text, 1, present ? 1u : 0u});
     on_kmer(text, present);
   };
-  if (is_kff_file(path)) {  // the k-mers of a KFF file, in file order
-    const auto in = open_count_file(path);
-    dispatch_kmer_width(k, [&]<class W>() {
-      for (KmerCount r; in->next(r);) {
-        if (r.kmer.size() != k)
-          in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the filter's k is " + std::to_string(k));
-        ask(r.kmer, encode_kmer<W>(r.kmer));
-      }
-    });
-    return tally.done();
-  }
-  LineReader in(path, size_t{1} << 20);
+  // A KFF file (in file order) or a list of k-mers, told by content.
+  const auto in = open_count_file(path, {.buffer_bytes = size_t{1} << 20, .kmer_list = true});
   dispatch_kmer_width(k, [&]<class W>() {
-    std::string_view line;
-    while (in.next(line)) {
-      if (line.empty() || line[0] == '>') continue;
-      const std::string_view text = first_field(line);
-      if (text.size() != k)
-        in.fail("k-mer of " + std::to_string(text.size()) + " bases, the filter's k is " + std::to_string(k));
-      W km;
+    for (KmerCount r; in->next(r);) {
+      if (r.kmer.size() != k)
+        in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the filter's k is " + std::to_string(k));
+      W km{};
       try {
-        km = encode_kmer<W>(text);
+        km = encode_kmer<W>(r.kmer);
       } catch (const std::invalid_argument& e) {
-        in.fail(e.what());
+        in->fail(e.what());
       }
-      ask(text, km);
+      ask(r.kmer, km);
     }
   });
   return tally.done();
@@ -195,7 +181,7 @@ struct CountCursor {
     if (r.kmer.size() != k)
       in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the first has " + std::to_string(k));
     if (r.kmer < kmer)
-      in->fail("k-mers out of order (" + std::string(r.kmer) + " after " + kmer +
+      in->fail("k-mers out of order (" + printable(r.kmer) + " after " + printable(kmer) +
                "): inputs must be sorted as count writes them");
     kmer.assign(r.kmer);
     count = r.count;

@@ -47,7 +47,7 @@ json read_stats_file(const std::string& path) {
       j = json::parse(in);
     }
   } catch (const json::parse_error& e) {
-    throw InputError(display_name(path) + ": not JSON statistics (" + e.what() + ")");
+    throw InputError(display_name(path) + ": not JSON statistics (" + printable(e.what(), 300) + ")");
   }
   if (!j.is_object()) throw InputError(display_name(path) + ": not kmerbloom statistics (a JSON object is expected)");
   return j;
