@@ -24,7 +24,7 @@ int run_bin(BinArgs& a) {
   if (a.max_memory) a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();
-  check_output_paths(named_inputs(a.opt.inputs), {{"-o", a.opt.output}});
+  check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.opt.output}}, a.opt.tmp_dir);
   CountHooks hooks;
   hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
   hooks.pass = [](const std::string& s) { spdlog::debug("{}", s); };

@@ -20,7 +20,7 @@ int run_build(BuildArgs& a) {
   RunClock clock;
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();
-  check_output_paths(named_inputs(a.opt.inputs), {{"-o", a.output}});
+  check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}});
   FilterHooks hooks;
   hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
   hooks.info = [](const std::string& s) { spdlog::info("{}", s); };

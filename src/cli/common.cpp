@@ -9,6 +9,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "kmerbloom/count/spool.hpp"
 #include "kmerbloom/io/output.hpp"
 
 namespace kmerbloom::cli {
@@ -105,6 +106,36 @@ std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths) {
   std::vector<NamedPath> out;
   for (const auto& p : paths) out.push_back({"input", p});
   return out;
+}
+
+void check_outputs_first(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs,
+                         const std::optional<std::string>& tmp_dir) {
+  const NamedPath* stdin_reader = nullptr;
+  for (const NamedPath& in : inputs) {
+    if (in.path != "-") continue;
+    if (stdin_reader)
+      throw std::invalid_argument((stdin_reader->option == in.option ? in.option + " - is given twice"
+                                                                     : stdin_reader->option + " and " + in.option +
+                                                                           " both read standard input (-)") +
+                                  ": it can be read once, the second would find it empty; give a file");
+    stdin_reader = &in;
+  }
+  check_output_paths(inputs, outputs);
+  for (const NamedPath& out : outputs) {
+    if (out.path.empty()) continue;  // not asked for
+    try {
+      check_output_file(out.path);
+    } catch (const OutputError& e) {
+      throw OutputError(out.option + " " + e.what());
+    }
+  }
+  if (tmp_dir) {
+    try {
+      Spool::check_dir(*tmp_dir);
+    } catch (const SpoolError& e) {
+      throw OutputError((tmp_dir->empty() ? "" : "--tmp-dir ") + std::string(e.what()));
+    }
+  }
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,8 +57,17 @@ RunInfo run_info(const char* command, const std::vector<std::string>& inputs, co
 // anything else throws std::invalid_argument naming `option` (exit 2).
 uint64_t parse_memory_size(const std::string& text, const std::string& option);
 
-// Positional inputs for check_output_paths, each named "input".
+// Positional inputs for check_outputs_first, each named "input".
 std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths);
+
+// Every check of where a command reads and writes, before it reads a byte:
+// two inputs on standard input, outputs that would replace an input or each
+// other (check_output_paths, exit 2), then each output that cannot be created where it goes
+// (check_output_file) and, for commands that spill (tmp_dir set, "" meaning
+// $TMPDIR or /tmp), a temporary directory that cannot hold a file (exit 4).
+// Messages name the option and the path.
+void check_outputs_first(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs,
+                         const std::optional<std::string>& tmp_dir = std::nullopt);
 
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);

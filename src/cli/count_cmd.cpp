@@ -89,17 +89,19 @@ void parse_partition(const std::string& text, CountOptions& o) {
   }
 }
 
-// Refuses outputs that would replace an input or each other (exit 2), before
-// anything is read or written.
+// Refuses outputs that would replace an input or each other (exit 2), or that
+// cannot be created, and a temporary directory that cannot hold a file (exit
+// 4), before anything is read or written.
 void check_outputs(const CountArgs& a) {
   std::vector<NamedPath> outs{{"-o", a.output}, {"--histo", a.histo}, {"--stats", a.stats},
                               {"--report", a.report}, {"--plot", a.plot}};
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
     const MultiqcPaths mqc = multiqc_paths(a.stats);
-    outs.push_back({"--stats (its MultiQC file)", mqc.general_stats});
-    outs.push_back({"--stats (its MultiQC file)", mqc.spectrum});
+    const char* label = "--stats (its MultiQC file; --no-multiqc writes none)";
+    outs.push_back({label, mqc.general_stats});
+    outs.push_back({label, mqc.spectrum});
   }
-  check_output_paths(named_inputs(a.opt.inputs), outs);
+  check_outputs_first(named_inputs(a.opt.inputs), outs, a.opt.tmp_dir);
 }
 
 // The options that need more than parsing: the partition, the memory budget,

@@ -46,7 +46,7 @@ int run_estimate(EstimateArgs& a) {
   RunClock clock;
   a.opt.canonical = !a.no_canonical;
   a.opt.validate();  // before any output file is created
-  check_output_paths(named_inputs(a.opt.inputs), {{"-o", a.output}, {"--json", a.json}});
+  check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}, {"--json", a.json}});
 
   const EstimateResult r = estimate_kmers(a.opt);
   const KmerSpectrumEstimate& e = r.spectrum;

@@ -45,7 +45,7 @@ int run_filter(FilterArgs& a) {
   o.validate();  // before any output file is created
   std::vector<NamedPath> ins = named_inputs(o.inputs);
   ins.push_back({"--solid", o.solid_path});
-  check_output_paths(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}});
+  check_outputs_first(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}});
 
   OutputFile out1(a.output);
   std::unique_ptr<OutputFile> out2;

@@ -54,6 +54,7 @@ std::string text_of(const nlohmann::json& j) {
 }
 
 int run_info(const InfoArgs& a) {
+  check_outputs_first({{"input", a.input}}, {{"-o", a.output}});
   const LoadedFilter f = open_filter(a.input);
   const nlohmann::json j = describe(a, f);
   OutputFile out(a.output);

@@ -19,7 +19,7 @@ struct MergeArgs {
 
 int run_merge(const MergeArgs& a) {
   RunClock clock;
-  check_output_paths(named_inputs(a.inputs), {{"-o", a.output}});
+  check_outputs_first(named_inputs(a.inputs), {{"-o", a.output}});
   FilterCombiner combiner(a.intersect ? SetOp::intersection : SetOp::union_of);
   for (const auto& path : a.inputs) combiner.add(open_filter(path), display_name(path));  // one input in memory at a time
   const LoadedFilter merged = combiner.result();

@@ -37,9 +37,9 @@ int run_merge_counts(const MergeCountsArgs& a) {
   RunClock clock;
   if (a.min_count < 1) throw std::invalid_argument("--min-count must be at least 1");
   if (a.histo && a.min_count != 1) throw std::invalid_argument("--min-count does not apply to --histo");
-  check_output_paths(named_inputs(a.inputs), {{"-o", a.output}});
   if (a.stats && (a.histo || a.min_count != 1))
     throw std::invalid_argument("--stats gathers statistics: --histo and --min-count do not apply");
+  check_outputs_first(named_inputs(a.inputs), {{"-o", a.output}});
   if (a.stats) return gather_stats(a, clock);
   OutputFile out(a.output);
   if (a.histo) {

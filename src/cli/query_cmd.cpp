@@ -30,7 +30,7 @@ int run_query(QueryArgs& a) {
   a.opt.validate();
   std::vector<NamedPath> ins = named_inputs(a.opt.inputs);
   ins.push_back({"filter", a.filter});
-  check_output_paths(ins, {{"-o", a.output}, {"--summary", a.summary}});
+  check_outputs_first(ins, {{"-o", a.output}, {"--summary", a.summary}});
   const LoadedFilter f = open_filter(a.filter);
   check_query_k(f.meta, a.opt.k);
 

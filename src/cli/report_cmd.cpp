@@ -24,7 +24,7 @@ struct ReportArgs {
 
 int run_report(ReportArgs a) {
   if (a.output.empty() && a.plot.empty()) a.output = "-";  // like every output of kmerbloom: stdout by default
-  check_output_paths({{"input", a.stats}, {"--histo", a.histo}}, {{"-o", a.output}, {"--plot", a.plot}});
+  check_outputs_first({{"input", a.stats}, {"--histo", a.histo}}, {{"-o", a.output}, {"--plot", a.plot}});
   const nlohmann::json stats = read_stats_file(a.stats);
 
   std::vector<uint64_t> histogram;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Where commands read: KFF (and filter files) on standard input and FIFOs,
-# told by content and read once; no raw byte in a message.
+# Where commands read and write: KFF (and filter files) on standard input and
+# FIFOs, told by content and read once; no raw byte in a message; every output
+# and the temporary directory checked before any input is read (exit 4, named).
 . "$(dirname "$0")/lib.sh"
 EX=$SRC/data/example.fq.gz
 
@@ -55,6 +56,10 @@ same "info -: the filter file on stdin" "$T/info-file.json" "$T/info-pipe.json"
 "$KB" merge "$T/ex.kbf" "$T/ex2.kbf" -o "$T/m-file.kbf" -q
 try "$KB" merge - "$T/ex2.kbf" -o "$T/m-pipe.kbf" -q < "$T/ex.kbf"
 same "merge -: a filter file on stdin" "$T/m-file.kbf" "$T/m-pipe.kbf"
+expect_fail "query - -: stdin twice refused" 2 "both read standard input" -- "$KB" query - - < "$T/ex.kbf"
+expect_fail "report - --histo -: stdin twice refused" 2 "both read standard input" -- \
+  "$KB" report - --histo - < "$T/ex.json"
+expect_fail "count - -: stdin twice refused" 2 "given twice" -- "$KB" count - - < "$T/few.fq"
 
 # Bytes that are not text: named, escaped, never raw.
 printf 'ACGT\t\001\213\n' > "$T/raw.tsv"
@@ -73,5 +78,72 @@ no_raw_bytes "report: not JSON"
 printf 'KMERBINS\001\002\003\213' > "$T/raw.kbin"
 expect_fail "count: a bin file on stdin is no FASTQ" 3 "<stdin>" -- "$KB" count - < "$T/raw.kbin"
 no_raw_bytes "count: a bin file on stdin"
+
+# ----------------------------------------- every output checked before any input
+# The input of each command is bad: an output that fails first (exit 4, naming
+# the option and the path) was checked before the input was read (exit 3).
+printf 'not a read\n' > "$T/bad.fq"
+cp "$T/bad.fq" "$T/bad2.fq"
+printf 'not a filter\n' > "$T/bad.kbf"
+printf 'ACGT\tx\n' > "$T/bad.tsv"
+printf '1 x\n' > "$T/bad.histo"
+printf '{"no": "stats"}\n' > "$T/bad.json"
+N=$T/nodir/out
+early() {  # early OPTION -- command...
+  local opt=$1
+  shift 2
+  expect_fail "$* : $opt in a missing folder fails first" 4 "error: $opt[^:]*nodir/out.*: No such file" -- "$@"
+}
+early -o -- "$KB" count "$T/bad.fq" -o "$N"
+for opt in --histo --stats --report --plot; do early "$opt" -- "$KB" count "$T/bad.fq" -o "$T/x.tsv" "$opt" "$N"; done
+early -o -- "$KB" estimate "$T/bad.fq" -o "$N"
+early --json -- "$KB" estimate "$T/bad.fq" -o "$T/x.tsv" --json "$N"
+early -o -- "$KB" filter "$T/bad.fq" -o "$N"
+early -O -- "$KB" filter "$T/bad.fq" "$T/bad2.fq" -o "$T/x.fq" -O "$N"
+early --stats -- "$KB" filter "$T/bad.fq" -o "$T/x.fq" --stats "$N"
+early -o -- "$KB" build "$T/bad.fq" -o "$N"
+early -o -- "$KB" query "$T/bad.kbf" "$T/bad.fq" -o "$N"
+early --summary -- "$KB" query "$T/bad.kbf" "$T/bad.fq" -o "$T/x.tsv" --summary "$N"
+early -o -- "$KB" merge "$T/bad.kbf" -o "$N"
+early -o -- "$KB" info "$T/bad.kbf" -o "$N"
+early -o -- "$KB" merge-counts "$T/bad.tsv" -o "$N"
+early -o -- "$KB" merge-counts --histo "$T/bad.histo" -o "$N"
+early -o -- "$KB" merge-counts --stats "$T/bad.json" -o "$N"
+early -o -- "$KB" bin "$T/bad.fq" -o "$N"
+early -o -- "$KB" report "$T/bad.json" -o "$N"
+early --plot -- "$KB" report "$T/bad.json" -o "$T/x.html" --plot "$N"
+mkdir -p "$T/adir"
+expect_fail "an output that is a folder fails first" 4 "error: --histo .*adir: is a directory" -- \
+  "$KB" count "$T/bad.fq" -o "$T/x.tsv" --histo "$T/adir"
+check "no output left by the failed runs" test ! -e "$T/x.tsv" -a ! -e "$T/x.fq" -a ! -e "$T/x.html"
+check "... nor a temporary file" test -z "$(ls -A "$T" | grep kmerbloom-tmp)"
+
+# The temporary directory of count and bin: missing, a file, read-only, from
+# $TMPDIR; refused even when the run would not spill.
+: > "$T/afile"
+for s in count bin; do
+  expect_fail "$s --tmp-dir missing fails first" 4 "error: --tmp-dir $T/nodir: cannot create a temporary file" -- \
+    "$KB" $s "$T/bad.fq" -o "$T/x.out" --tmp-dir "$T/nodir"
+  expect_fail "$s --tmp-dir a regular file fails first" 4 "error: --tmp-dir $T/afile: .*Not a directory" -- \
+    "$KB" $s "$T/bad.fq" -o "$T/x.out" --tmp-dir "$T/afile"
+  expect_fail "$s with \$TMPDIR missing fails first" 4 "error: \\\$TMPDIR $T/nodir: cannot create a temporary file" -- \
+    env TMPDIR="$T/nodir" "$KB" $s "$T/bad.fq" -o "$T/x.out"
+done
+rc=0
+"$KB" count "$EX" -o "$T/small.tsv" --tmp-dir "$T/nodir" -q 2> /dev/null || rc=$?
+check "a run that would not spill refuses a missing --tmp-dir too (exit $rc)" test "$rc" -eq 4 -a ! -e "$T/small.tsv"
+# Permissions as an ordinary user (root writes anywhere).
+U=$(user_dir perm)
+cp "$T/bad.fq" "$U/bad.fq"
+chmod 644 "$U/bad.fq"
+mkdir "$U/ro"
+chmod 555 "$U/ro"
+expect_fail "--histo in a read-only folder fails first" 4 "error: --histo $U/ro/h: cannot create: Permission denied" -- \
+  as_user "$U/kmerbloom" count "$U/bad.fq" -o "$U/x.tsv" --histo "$U/ro/h"
+for s in count bin; do
+  expect_fail "$s --tmp-dir read-only fails first" 4 "error: --tmp-dir $U/ro: cannot create a temporary file: Permission denied" -- \
+    as_user "$U/kmerbloom" $s "$U/bad.fq" -o "$U/x.out" --tmp-dir "$U/ro"
+done
+check "nothing written by the refused runs" test -z "$(ls -A "$U/ro")" -a ! -e "$U/x.tsv" -a ! -e "$U/x.out"
 
 finish

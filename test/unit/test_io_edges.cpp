@@ -1,18 +1,65 @@
-// Edges of input and output: a look at an input's first bytes that reading
-// still returns (ByteSource::peek); bytes quoted in messages (printable).
+// Edges of input and output: where outputs and temporary files go, checked
+// before anything is read (check_output_file, Spool::check_dir); a look at an
+// input's first bytes that reading still returns (ByteSource::peek); bytes
+// quoted in messages (printable).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <filesystem>
 #include <string>
 
 #include "io/decompress.hpp"
+#include "kmerbloom/count/spool.hpp"
+#include "kmerbloom/error.hpp"
 #include "kmerbloom/format.hpp"
+#include "kmerbloom/io/output.hpp"
 #include "temp_dir.hpp"
 
 namespace kmerbloom {
 namespace {
 
-class IoEdges : public TempDirTest {};
+namespace fs = std::filesystem;
+
+class IoEdges : public TempDirTest {
+ protected:
+  bool folder_is_empty() const { return fs::is_empty(dir_); }
+  std::string error_of(const std::string& out) const {
+    try {
+      check_output_file(out);
+    } catch (const OutputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(IoEdges, CheckRefusesWhatOutputFileWouldAndLeavesNothing) {
+  EXPECT_EQ(error_of("-"), "");
+  EXPECT_EQ(error_of("/dev/null"), "");
+  EXPECT_EQ(error_of(path("new.tsv")), "");
+  EXPECT_TRUE(folder_is_empty());
+  EXPECT_NE(error_of(path("missing/x.tsv")).find("missing/x.tsv: cannot create: No such file"), std::string::npos);
+  EXPECT_NE(error_of(dir_).find(": is a directory"), std::string::npos);
+  write("file", "x");
+  EXPECT_NE(error_of(path("file/x.tsv")).find("Not a directory"), std::string::npos);
+  EXPECT_EQ(error_of(""), "output path is empty");
+  fs::remove(path("file"));
+  EXPECT_TRUE(folder_is_empty());
+}
+
+TEST_F(IoEdges, TemporaryDirectoryMustHoldAFile) {
+  EXPECT_NO_THROW(Spool::check_dir(dir_));
+  EXPECT_TRUE(folder_is_empty());
+  try {
+    Spool::check_dir(path("missing"));
+    FAIL() << "a missing directory passed";
+  } catch (const SpoolError& e) {
+    EXPECT_NE(std::string(e.what()).find(path("missing") + ": cannot create a temporary file"), std::string::npos)
+        << e.what();
+  }
+  write("file", "x");
+  EXPECT_THROW(Spool::check_dir(path("file")), SpoolError);
+}
 
 TEST_F(IoEdges, PeekedBytesAreReadAgain) {
   const std::string text = "KFF and then some more text\n";

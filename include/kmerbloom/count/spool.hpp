@@ -87,10 +87,16 @@ class Spool {
 
   // The directory temporary files go to: `dir`, else $TMPDIR, else /tmp.
   static std::string resolve_dir(const std::string& dir);
+  // Creates and removes a file in resolve_dir(dir), so that a directory that
+  // cannot hold one (missing, read-only, not a directory) fails before any
+  // input is read rather than at the first spill. Throws SpoolError.
+  static void check_dir(const std::string& dir);
 
  private:
   bool take_memory(uint32_t size);
   void open_file();
+  // A new temporary file in dir, already unlinked; `named` is dir in messages.
+  static int create_file(const std::string& dir, const std::string& named);
   uint8_t* take_slot();
   void give_slot(uint8_t* slot);
 

@@ -67,6 +67,12 @@ class OutputFile {
   std::unique_ptr<Gzip> gz_;
 };
 
+// Checks, before anything is read, that OutputFile(path) would succeed: "-"
+// passes; a directory fails; a path written in place (a device, a FIFO) must
+// be writable; otherwise a temporary file is created beside the result and
+// removed at once. Throws OutputError naming the path, as OutputFile does.
+void check_output_file(const std::string& path);
+
 // Removes every temporary output file still open; safe to call from a signal
 // handler (it only calls unlink on paths registered beforehand).
 void remove_temporary_outputs() noexcept;

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
 namespace kmerbloom {
 namespace {
@@ -47,17 +46,28 @@ bool Spool::take_memory(uint32_t size) {
 void Spool::open_file() {
   std::lock_guard lock(open_mu_);
   if (open_.load(std::memory_order_acquire)) return;
-  std::string path = dir_ + "/kmerbloom-spool-XXXXXX";
-  std::vector<char> name(path.begin(), path.end());
-  name.push_back('\0');
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0)
-    throw SpoolError(dir_ + ": cannot create a temporary file: " + std::strerror(errno) +
-                         " (choose another directory with --tmp-dir)",
-                     dir_, 0, errno == ENOSPC || errno == EDQUOT);
-  ::unlink(name.data());
-  fd_ = fd;
+  fd_ = create_file(dir_, dir_);
   open_.store(true, std::memory_order_release);
+}
+
+int Spool::create_file(const std::string& dir, const std::string& named) {
+  std::string path = dir + "/kmerbloom-spool-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) {
+    const int e = errno;
+    throw SpoolError(named + ": cannot create a temporary file: " + std::strerror(e) +
+                         " (choose another directory with --tmp-dir)",
+                     dir, 0, e == ENOSPC || e == EDQUOT);
+  }
+  ::unlink(path.c_str());
+  return fd;
+}
+
+void Spool::check_dir(const std::string& dir) {
+  const std::string resolved = resolve_dir(dir);
+  const char* env = std::getenv("TMPDIR");
+  const bool from_env = dir.empty() && env && *env;
+  ::close(create_file(resolved, from_env ? "$TMPDIR " + resolved : resolved));
 }
 
 Spool::Block Spool::put(const void* data, uint32_t size) {

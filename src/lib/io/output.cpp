@@ -45,6 +45,42 @@ void unregister_temp(const std::string& path) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// Where OutputFile puts a path's bytes: in place (a device, a FIFO,
+// /dev/stdout, which is a link into /proc), or in a temporary file renamed
+// over `target` (the path, or the regular file a link names) when complete.
+struct Destination {
+  std::string target;
+  bool in_place = false;
+};
+
+Destination destination_of(const std::string& path) {
+  Destination d{path, false};
+  struct stat lst {};
+  if (lstat(path.c_str(), &lst) != 0) return d;
+  if (S_ISLNK(lst.st_mode)) {
+    char resolved[PATH_MAX];
+    struct stat st {};
+    const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
+    if (!special && realpath(path.c_str(), resolved) && stat(resolved, &st) == 0 && S_ISREG(st.st_mode))
+      d.target = resolved;
+    else
+      d.in_place = true;
+  } else if (!S_ISREG(lst.st_mode)) {
+    if (S_ISDIR(lst.st_mode)) throw OutputError(path + ": is a directory");
+    d.in_place = true;
+  }
+  return d;
+}
+
+// A new file beside `target`. Returns the descriptor and sets `temp`;
+// throws OutputError naming `path`.
+int create_temp(const std::string& path, const std::string& target, std::string& temp) {
+  temp = target + ".kmerbloom-tmp-XXXXXX";
+  const int fd = mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) throw OutputError(path + ": cannot create: " + errno_text());
+  return fd;
+}
+
 }  // namespace
 
 void remove_temporary_outputs() noexcept {
@@ -66,32 +102,34 @@ struct OutputFile::Gzip {
   }
 };
 
+void check_output_file(const std::string& path) {
+  if (path.empty()) throw OutputError("output path is empty");
+  if (path == "-") return;
+  const Destination d = destination_of(path);
+  if (d.in_place) {
+    // Opening a FIFO would wait for its reader: ask instead.
+    if (faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
+      throw OutputError(path + ": cannot open for writing: " + errno_text());
+    return;
+  }
+  std::string temp;
+  const int fd = create_temp(path, d.target, temp);
+  const bool registered = register_temp(temp) >= 0;  // a signal now still removes it
+  close(fd);
+  unlink(temp.c_str());
+  if (registered) unregister_temp(temp);
+}
+
 OutputFile::OutputFile(const std::string& path, bool gzip_by_name) : path_(path), buf_(new char[kBuffer]) {
   if (path.empty()) throw OutputError("output path is empty");
   if (path == "-") {
     fd_ = STDOUT_FILENO;
     own_fd_ = false;
   } else {
-    // Anything that is not a plain regular file (a device, a FIFO, /dev/stdout,
-    // which is a link into /proc) is written in place; a link to a regular
-    // file elsewhere is followed, and the file it names is replaced atomically.
-    std::string target = path;
-    struct stat lst {};
-    const bool exists = lstat(path.c_str(), &lst) == 0;
-    bool in_place = false;
-    if (exists && S_ISLNK(lst.st_mode)) {
-      char resolved[PATH_MAX];
-      struct stat st {};
-      const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
-      if (!special && realpath(path.c_str(), resolved) && stat(resolved, &st) == 0 && S_ISREG(st.st_mode))
-        target = resolved;
-      else
-        in_place = true;
-    } else if (exists && !S_ISREG(lst.st_mode)) {
-      if (S_ISDIR(lst.st_mode)) throw OutputError(path + ": is a directory");
-      in_place = true;
-    }
-    if (in_place) {
+    // A link to a regular file elsewhere is followed, and the file it names
+    // is replaced atomically.
+    const Destination d = destination_of(path);
+    if (d.in_place) {
       fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd_ < 0) throw OutputError(path + ": cannot open for writing: " + errno_text());
       struct stat st {};
@@ -100,11 +138,8 @@ OutputFile::OutputFile(const std::string& path, bool gzip_by_name) : path_(path)
         throw OutputError(path + ": cannot truncate: " + errno_text());
       }
     } else {
-      rename_to_ = target;
-      std::string tmpl = target + ".kmerbloom-tmp-XXXXXX";
-      fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
-      if (fd_ < 0) throw OutputError(path + ": cannot create: " + errno_text());
-      temp_ = tmpl;
+      rename_to_ = d.target;
+      fd_ = create_temp(path, d.target, temp_);
       if (register_temp(temp_) < 0) {
         close(fd_);
         unlink(temp_.c_str());
