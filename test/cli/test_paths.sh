@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where commands read and write: KFF (and filter files) on standard input and
 # FIFOs, told by content and read once; no raw byte in a message; every output
-# and the temporary directory checked before any input is read (exit 4, named).
+# and the temporary directory checked before any input is read (exit 4, named);
+# output names as long as the file system takes (250 and 255 bytes).
 . "$(dirname "$0")/lib.sh"
 EX=$SRC/data/example.fq.gz
 
@@ -145,5 +146,53 @@ for s in count bin; do
     as_user "$U/kmerbloom" $s "$U/bad.fq" -o "$U/x.out" --tmp-dir "$U/ro"
 done
 check "nothing written by the refused runs" test -z "$(ls -A "$U/ro")" -a ! -e "$U/x.tsv" -a ! -e "$U/x.out"
+
+# ------------------------------------------------ output names of 250 and 255 bytes
+# long_name LEN TAG: a file name of LEN bytes that starts with TAG.
+long_name() { printf '%s' "$2"; head -c $(($1 - ${#2})) < /dev/zero | tr '\0' 'n'; }
+for len in 250 255; do
+  L=$T/long$len
+  mkdir "$L"
+  nm() { echo "$L/$(long_name "$len" "$1")"; }
+  ran() {  # ran WHAT TAG... -- command...: exit 0 and a file for each TAG
+    local what=$1 tags=() rc=0
+    shift
+    while [ "$1" != -- ]; do tags+=("$1"); shift; done
+    shift
+    "$@" -q 2> "$T/long.err" || rc=$?
+    if [ "$rc" -ne 0 ]; then bad "$len-byte names: $what: exit $rc ($(head -c 300 "$T/long.err"))"; return; fi
+    for t in "${tags[@]}"; do
+      [ -s "$(nm "$t")" ] || { bad "$len-byte names: $what: $t not written"; return; }
+    done
+    ok "$len-byte names: $what"
+  }
+  ran "count -o --histo --stats --report --plot" c1 c2 c3 c4 c5 -- "$KB" count "$EX" -o "$(nm c1)" --histo "$(nm c2)" \
+    --stats "$(nm c3)" --no-multiqc --report "$(nm c4)" --plot "$(nm c5)"
+  ran "count --format kff" c6 -- "$KB" count "$EX" --format kff -o "$(nm c6)"
+  ran "estimate -o --json" e1 e2 -- "$KB" estimate "$EX" -o "$(nm e1)" --json "$(nm e2)"
+  ran "filter -o -O --stats" f1 f2 f3 -- "$KB" filter "$T/few.fq" "$T/few.fq" -C 255 -o "$(nm f1)" -O "$(nm f2)" \
+    --stats "$(nm f3)"
+  ran "build -o" b1 -- "$KB" build "$EX" --expected 30000 -o "$(nm b1)"
+  ran "merge -o" m1 -- "$KB" merge "$(nm b1)" "$T/ex.kbf" -o "$(nm m1)"
+  ran "info -o" i1 -- "$KB" info "$(nm m1)" -o "$(nm i1)"
+  ran "query -o --summary" q1 q2 -- "$KB" query "$T/ex.kbf" "$T/few.fq" -o "$(nm q1)" --summary "$(nm q2)"
+  ran "merge-counts -o" g1 -- "$KB" merge-counts "$(nm c6)" -o "$(nm g1)"
+  ran "bin -o" n1 -- "$KB" bin "$T/few.fq" -o "$(nm n1)"
+  ran "report -o --plot" r1 r2 -- "$KB" report "$(nm c3)" -o "$(nm r1)" --plot "$(nm r2)"
+  same "$len-byte names: the k-mers are those of a short name" "$T/ex.tsv" "$(nm c1)"
+  check "$len-byte names: nothing else left in the folder" test "$(ls -A "$L" | wc -l)" -eq 20
+done
+# The MultiQC files beside --stats add "_spectrum_mqc.json" (18 bytes) to its
+# name without ".json": they fit up to a --stats name of 242 bytes.
+M=$T/mqc
+mkdir "$M"
+s=$(long_name 237 s).json
+"$KB" count "$EX" -o "$M/x.tsv" --stats "$M/$s" -q
+check "--stats of 242 bytes: its MultiQC files written beside it" test -s "$M/${s%.json}_spectrum_mqc.json" -a -s "$M/${s%.json}_mqc.json"
+s=$(long_name 250 s)
+expect_fail "--stats of 250 bytes: its MultiQC file cannot be named, refused first" 4 \
+  "error: --stats \(its MultiQC file; --no-multiqc writes none\) .*File name too long" -- "$KB" count "$T/bad.fq" -o "$M/y.tsv" --stats "$M/$s.json"
+"$KB" count "$EX" -o "$M/y.tsv" --stats "$M/$s" --no-multiqc -q
+check "... and written with --no-multiqc" test -s "$M/$s"
 
 finish

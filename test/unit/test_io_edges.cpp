@@ -1,7 +1,8 @@
 // Edges of input and output: where outputs and temporary files go, checked
-// before anything is read (check_output_file, Spool::check_dir); a look at an
-// input's first bytes that reading still returns (ByteSource::peek); bytes
-// quoted in messages (printable).
+// before anything is read (check_output_file, Spool::check_dir); output names
+// as long as the file system takes; a look at an input's first bytes that
+// reading still returns (ByteSource::peek); bytes quoted in messages
+// (printable).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -42,8 +43,25 @@ TEST_F(IoEdges, CheckRefusesWhatOutputFileWouldAndLeavesNothing) {
   EXPECT_NE(error_of(dir_).find(": is a directory"), std::string::npos);
   write("file", "x");
   EXPECT_NE(error_of(path("file/x.tsv")).find("Not a directory"), std::string::npos);
+  EXPECT_NE(error_of(path(std::string(256, 'n'))).find("File name too long"), std::string::npos);
   EXPECT_EQ(error_of(""), "output path is empty");
   fs::remove(path("file"));
+  EXPECT_TRUE(folder_is_empty());
+}
+
+TEST_F(IoEdges, NamesOfAnyLengthTheFileSystemTakes) {
+  for (const size_t len : {250, 255}) {
+    const std::string out = path(std::string(len, 'n'));
+    EXPECT_EQ(error_of(out), "") << len;
+    OutputFile f(out);
+    f.write("ACGT\t2\n");
+    f.commit();
+    EXPECT_EQ(fs::file_size(out), 7u) << len;
+    fs::remove(out);
+  }
+  EXPECT_TRUE(folder_is_empty());
+  // A name too long is refused on opening, not by the rename after the writing.
+  EXPECT_THROW({ OutputFile f(path(std::string(256, 'n'))); }, OutputError);
   EXPECT_TRUE(folder_is_empty());
 }
 

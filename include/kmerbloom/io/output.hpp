@@ -1,7 +1,8 @@
 // Output files that never leave a half-written result behind.
 //
-// A regular-file path is written to a temporary file in the same folder and
-// renamed over the path by commit(); destroying an OutputFile that was not
+// A regular-file path is written to a temporary file in the same folder
+// (kmerbloom-tmp-XXXXXX: short, so that any name the file system takes for the
+// path fits) and renamed over the path by commit(); destroying an OutputFile that was not
 // committed removes the temporary file. A path that exists and is not a
 // regular file (/dev/stdout, /dev/full, a FIFO) is written in place: renaming
 // onto a device would replace the device. A symbolic link to a regular file

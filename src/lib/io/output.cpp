@@ -72,10 +72,17 @@ Destination destination_of(const std::string& path) {
   return d;
 }
 
-// A new file beside `target`. Returns the descriptor and sets `temp`;
-// throws OutputError naming `path`.
+// A new file beside `target` under a short name of fixed length, so that any
+// name the file system takes for the target leaves room for it. A name it
+// does not take is refused here, not by the rename after all is written.
+// Returns the descriptor and sets `temp`; throws OutputError naming `path`.
 int create_temp(const std::string& path, const std::string& target, std::string& temp) {
-  temp = target + ".kmerbloom-tmp-XXXXXX";
+  const size_t slash = target.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? std::string() : target.substr(0, slash + 1);
+  const long name_max = pathconf(folder.empty() ? "." : folder.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && target.size() - folder.size() > static_cast<size_t>(name_max))
+    throw OutputError(path + ": cannot create: " + std::strerror(ENAMETOOLONG));
+  temp = folder + "kmerbloom-tmp-XXXXXX";
   const int fd = mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) throw OutputError(path + ": cannot create: " + errno_text());
   return fd;
