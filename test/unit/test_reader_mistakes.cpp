@@ -97,5 +97,25 @@ TEST_F(ReaderMistakes, CarriageReturnOnlyLineEndsAreNamed) {
   EXPECT_EQ(sequences(write("dos.fq", "@r1\r\nACGT\r\n+\r\nIIII\r\n")), std::vector<std::string>{"ACGT"});
 }
 
+// kmerbloom's own binary files, and other binary data, given as reads are
+// named for what they are, even when a '\r' follows in their header.
+TEST_F(ReaderMistakes, BinaryFilesAreNamed) {
+  const std::pair<std::string, std::string> cases[] = {
+      {std::string("KFF\x01\x00\x00\x1e\r\x01", 9), "a KFF file of k-mer counts"},
+      {std::string("KMERBINS\x01\r\x00", 11), "a bin file of kmerbloom bin"},
+      {std::string("KMBLOOM\0\x02\r", 10), "a filter file of kmerbloom build"},
+      {std::string("\x89PNG\r\n\x1a\n", 8), "line 1: not FASTA or FASTQ (first character '\\x89')"},
+  };
+  for (const auto& [bytes, what] : cases) {
+    const std::string p = write("in.bin", bytes);
+    try {
+      sequences(p);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(p + ": " + what), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kmerbloom

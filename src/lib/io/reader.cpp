@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "io/decompress.hpp"
 #include "kmerbloom/format.hpp"
@@ -210,6 +211,7 @@ struct SequenceReader::Impl {
     if (end == pos && !src_eof) refill();
     const char* b = buf.get() + pos;
     const size_t n = end - pos;
+    if (n == 0 || (b[0] != '>' && b[0] != '@')) return;  // not text of ours: detect() names its first character
     const auto* nl = static_cast<const char*>(std::memchr(b, '\n', n));
     const auto* cr = static_cast<const char*>(std::memchr(b, '\r', nl ? static_cast<size_t>(nl - b) : n));
     if (!cr || cr + 1 == b + n || cr[1] == '\n') return;
@@ -217,8 +219,23 @@ struct SequenceReader::Impl {
                      "convert them to LF first, e.g. tr '\\r' '\\n' < IN > OUT");
   }
 
+  // The files of kmerbloom's other formats are named for what they are
+  // rather than parsed as text (whose first error would mislead).
+  void refuse_own_formats() {
+    if (end == pos && !src_eof) refill();
+    const std::string_view head(buf.get() + pos, std::min<size_t>(end - pos, 64));
+    static constexpr std::pair<std::string_view, const char*> kKinds[] = {
+        {"KFF", "a KFF file of k-mer counts (merge-counts and query --kmers read it)"},
+        {"KMERBINS", "a bin file of kmerbloom bin (count reads it from a named file, not a stream)"},
+        {std::string_view("KMBLOOM\0", 8), "a filter file of kmerbloom build (query, merge and info read it)"},
+    };
+    for (const auto& [magic, what] : kKinds)
+      if (head.starts_with(magic)) throw InputError(display + ": " + what + ", not FASTA or FASTQ reads");
+  }
+
   // Format from the first character of the first non-blank line.
   void detect() {
+    refuse_own_formats();
     refuse_cr_only();
     do {
       if (!next_line()) {
