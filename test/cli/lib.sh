@@ -12,7 +12,31 @@ CHECKS=0
 ok() { CHECKS=$((CHECKS + 1)); echo "ok: $*"; }
 bad() { CHECKS=$((CHECKS + 1)); FAILS=$((FAILS + 1)); echo "FAIL: $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-same() { if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; diff "$2" "$3" | head -5 || true; fi; }
+# same WHAT A B: A and B hold the same bytes. When they differ: each one's
+# size and checksum and the first line that differs, never whole files (a diff
+# of two large outputs can take gigabytes). A and B may be pipes (<(...)).
+same() {
+  local a=$2 b=$3
+  [ -f "$a" ] || { cat "$a" > "$T/same.a"; a=$T/same.a; }
+  [ -f "$b" ] || { cat "$b" > "$T/same.b"; b=$T/same.b; }
+  if cmp -s "$a" "$b"; then ok "$1"; else bad "$1: $2 and $3 differ"; first_difference "$a" "$b"; fi
+}
+# first_difference A B (regular files that differ): prints the digests and the first differing line of each.
+first_difference() {
+  local f at n
+  for f in "$1" "$2"; do
+    echo "  $f: $(wc -c < "$f") bytes, $(wc -l < "$f") lines, cksum $(cksum < "$f" | cut -d' ' -f1)"
+  done
+  at=$(cmp "$1" "$2" 2>&1 | head -1 || true)  # "... differ: byte B, line L" or "cmp: EOF on F after byte B, line L"
+  n=$(echo "$at" | grep -Eo 'line [0-9]+' | grep -Eo '[0-9]+' || echo 0)
+  case $at in *EOF*", line "*) n=$((n + 1)) ;; esac  # L is the shorter file's last whole line
+  [ "$n" -gt 0 ] || n=1  # "EOF on F which is empty"
+  echo "  first difference at line $n (${at#cmp: }):"
+  for f in "$1" "$2"; do
+    echo "    $f: $(awk -v n="$n" 'NR == n { print "[" substr($0, 1, 200) "]" (length($0) > 200 ? "..." : ""); found = 1; exit }
+      END { if (!found) print "(end of file)" }' "$f")"
+  done
+}
 # expect_fail WHAT CODE PATTERN -- command...: exit code CODE, stderr matching PATTERN
 expect_fail() {
   local what=$1 code=$2 pattern=$3; shift 4

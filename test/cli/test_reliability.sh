@@ -28,11 +28,6 @@ one_error() {
   fi
   ok "$what"
 }
-# identical WHAT A B: like lib.sh's same(), but a difference does not end the
-# script (same() pipes diff into head under pipefail and set -e).
-identical() {
-  if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; diff "$2" "$3" | head -5 || true; fi
-}
 # JSON field of a --stats file (integers only): json_int FILE KEY
 json_int() { grep -Eo "\"$2\": *[0-9]+" "$1" | head -1 | grep -Eo '[0-9]+$'; }
 no_leftovers() {  # no_leftovers WHAT DIR: no output and no temporary file in DIR
@@ -146,7 +141,7 @@ for f in noseq.fq:3 noseq.fa:4; do
   check "$name: $reads reads" test "$(json_int "$T/noseq.json" reads)" = "$reads"
   check "$name: 4 k-mers" test "$(json_int "$T/noseq.json" kmers_total)" = 4
   printf 'ACGTA\t2\nCGTAC\t2\n' > "$T/noseq.want"  # ACGTA = rc(TACGT), CGTAC = rc(GTACG)
-  identical "$name: its k-mers" "$T/noseq.want" "$T/noseq.tsv"
+  same "$name: its k-mers" "$T/noseq.want" "$T/noseq.tsv"
 done
 
 # A whole BGZF file counts like its plain text. One cut after a whole block
@@ -160,7 +155,7 @@ if [ "$have_bgzip" -eq 1 ]; then
   one_error "BGZF without its end-of-file block" 3 "no_eof.fq.bgz" -- "$KB" count "$B/no_eof.fq.bgz" -o "$T/no_eof.tsv"
   "$KB" count "$T/ex.fq.bgz" -o "$T/bgz.tsv" -q
   "$KB" count "$T/ex.fq" -o "$T/plain.tsv" -q
-  identical "BGZF counts like plain text" "$T/bgz.tsv" "$T/plain.tsv"
+  same "BGZF counts like plain text" "$T/bgz.tsv" "$T/plain.tsv"
 fi
 
 # ----------------------------------------------------------- determinism
@@ -190,18 +185,18 @@ check "one pass: $expected expected to leak, within 15% of $leaked" \
   awk -v e="$expected" -v l="$leaked" 'BEGIN { exit !(e > 0.85 * l && e < 1.15 * l) }'
 check "generated reads give k-mers to compare" test "$(wc -l < "$T/det-1.tsv")" -gt 100000
 for run in 2 3 3b; do
-  identical "exact mode: -t ${run%b} like -t 1 (solid k-mers)" "$T/det-1.tsv" "$T/det-$run.tsv"
-  identical "exact mode: -t ${run%b} like -t 1 (histogram)" "$T/det-1.histo" "$T/det-$run.histo"
-  identical "one pass: -t ${run%b} like -t 1" "$T/det1-1.fa" "$T/det1-$run.fa"
-  identical "one pass through the gate: -t ${run%b} like -t 1" "$T/detg-1.tsv" "$T/detg-$run.tsv"
+  same "exact mode: -t ${run%b} like -t 1 (solid k-mers)" "$T/det-1.tsv" "$T/det-$run.tsv"
+  same "exact mode: -t ${run%b} like -t 1 (histogram)" "$T/det-1.histo" "$T/det-$run.histo"
+  same "one pass: -t ${run%b} like -t 1" "$T/det1-1.fa" "$T/det1-$run.fa"
+  same "one pass through the gate: -t ${run%b} like -t 1" "$T/detg-1.tsv" "$T/detg-$run.tsv"
 done
-identical "exact mode: -t 3 twice (histogram)" "$T/det-3.histo" "$T/det-3b.histo"
+same "exact mode: -t 3 twice (histogram)" "$T/det-3.histo" "$T/det-3b.histo"
 "$KB" count "$T/reads.fq" -t 1 -o "$T/again.tsv" --histo "$T/again.histo" -q
-identical "repeated run, -t 1 (solid k-mers)" "$T/det-1.tsv" "$T/again.tsv"
-identical "repeated run, -t 1 (histogram)" "$T/det-1.histo" "$T/again.histo"
+same "repeated run, -t 1 (solid k-mers)" "$T/det-1.tsv" "$T/again.tsv"
+same "repeated run, -t 1 (histogram)" "$T/det-1.histo" "$T/again.histo"
 "$KB" estimate "$T/reads.fq.gz" -t 1 -o "$T/est-1.tsv" -q
 "$KB" estimate "$T/reads.fq.gz" -t 3 -o "$T/est-3.tsv" -q
-identical "estimate: -t 3 like -t 1" "$T/est-1.tsv" "$T/est-3.tsv"
+same "estimate: -t 3 like -t 1" "$T/est-1.tsv" "$T/est-3.tsv"
 
 # ------------------------------------------------------- memory budget
 # count -M X: the run is planned to fit X, or refused (exit 5) saying what it
@@ -242,7 +237,7 @@ else
     check "-M ${need}M -t $t (the need it stated): runs, peak $capped MB <= $need + 16 MB" \
       test "$capped" -ge 0 -a "$capped" -le $((need + 16))
     check "-M ${need}M -t $t: the partitions went to temporary files" grep -Eq '"disk_bytes_written": [1-9]' "$T/m.json"
-    identical "-M ${need}M -t $t: same k-mers as without -M" "$T/free.tsv" "$T/m.tsv"
+    same "-M ${need}M -t $t: same k-mers as without -M" "$T/free.tsv" "$T/m.tsv"
   done
   # One long record: a 4.8 Mbp sequence (1.2 Mbp four times) as one FASTA
   # line and as one FASTQ record is read in pieces, so its peak stays within
@@ -262,7 +257,7 @@ else
     capped=$(peak_mb "$KB" count "$T/$f" -t 1 -M "${need}M" -o "$T/rec.tsv" -q)
     check "$f, one record of 4.8 Mbp, -M ${need}M -t 1: peak $capped MB <= $need + 16 MB" \
       test "$capped" -ge 0 -a "$capped" -le $((need + 16))
-    identical "$f: the k-mers of the same sequence in 10 kb records" "$T/rec-chunks.tsv" "$T/rec.tsv"
+    same "$f: the k-mers of the same sequence in 10 kb records" "$T/rec-chunks.tsv" "$T/rec.tsv"
   done
   rm -f "$T/rec.seq" "$T/rec.fa" "$T/rec.fq" "$T/rec-unit.seq" "$T/rec-chunks.fa" "$T/rec-chunks.tsv" "$T/rec.tsv"
   base=$(peak_mb "$KB" filter "$T/reads.fq.gz" -t 2 --expected 100000 -o "$T/f0.fq" -q)
@@ -274,7 +269,7 @@ else
     test "$capped" -ge 0 -a "$capped" -le $((48 + base + 16))
   sketch=$(grep -A3 '"sketch": {' "$T/f2.json" | grep -Eo '"bytes": *[0-9]+' | grep -Eo '[0-9]+$')
   check "filter -M 48M: the sketch is ${sketch:-?} bytes, within 48 MiB" test -n "$sketch" -a "${sketch:-0}" -le $((48 << 20))
-  identical "filter -M 48M: the same reads kept" "$T/f1.fq" "$T/f2.fq"
+  same "filter -M 48M: the same reads kept" "$T/f1.fq" "$T/f2.fq"
 fi
 rc=0
 "$KB" count "$T/reads.fq" -t 4 -M 30M -v -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
@@ -297,8 +292,8 @@ for what in "-o FILE --histo -" "-o - --histo FILE"; do
   rc=${PIPESTATUS[0]}
   set -e
   check "count $what | head: exit 0 (got $rc), nothing on stderr" test "$rc" -eq 0 -a ! -s "$T/head.err"
-  if [ -e "$T/hd.tsv" ]; then identical "count $what | head: -o FILE complete" "$T/all.tsv" "$T/hd.tsv"; fi
-  if [ -e "$T/hd.histo" ]; then identical "count $what | head: --histo FILE complete" "$T/all.histo" "$T/hd.histo"; fi
+  if [ -e "$T/hd.tsv" ]; then same "count $what | head: -o FILE complete" "$T/all.tsv" "$T/hd.tsv"; fi
+  if [ -e "$T/hd.histo" ]; then same "count $what | head: --histo FILE complete" "$T/all.histo" "$T/hd.histo"; fi
   check "count $what | head: the file output and --stats are written" test -s "$T/hd.json" -a \( -e "$T/hd.tsv" -o -e "$T/hd.histo" \)
 done
 
