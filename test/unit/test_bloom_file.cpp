@@ -17,6 +17,7 @@
 #include "kmerbloom/bloom/bloom_file.hpp"
 #include "kmerbloom/io/output.hpp"
 #include "kmerbloom/kmer/hash.hpp"
+#include "strings.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -279,7 +280,7 @@ TEST_F(BloomFile, WritesInPlaceToAFifo) {
   save_filter(fifo.string(), f, make_meta());
   reader.join();
   EXPECT_TRUE(fs::is_fifo(fifo));
-  EXPECT_EQ(got, read_bytes(regular));
+  EXPECT_SAME(got, read_bytes(regular));
   std::thread writer([&] { write_bytes(fifo, got); });
   const LoadedFilter g = load_filter(fifo.string());
   writer.join();

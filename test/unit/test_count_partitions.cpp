@@ -117,8 +117,8 @@ TEST(CountPartitions, SameBytesForAnyThreadCount) {
       for (unsigned t = 2; t <= 4; ++t) {
         o.threads = t;
         const Counted many = run(o);
-        EXPECT_EQ(many.text, one.text) << "k=" << k << " one_pass=" << one_pass << " threads=" << t;
-        EXPECT_EQ(many.result.histogram, one.result.histogram);
+        EXPECT_SAME(many.text, one.text) << "k=" << k << " one_pass=" << one_pass << " threads=" << t;
+        EXPECT_SAME(many.result.histogram, one.result.histogram);
         EXPECT_DOUBLE_EQ(many.result.bloom.expected_leaked, one.result.bloom.expected_leaked);
       }
     }
@@ -131,8 +131,8 @@ TEST(CountPartitions, ExactModeMatchesANaiveCountWithExactSingletons) {
   const auto truth = naive(reads, 31);
   const Counted r = run(options(in, 31, 2));
   const auto [want, hist] = expected_output(truth);
-  EXPECT_EQ(r.text, want);
-  EXPECT_EQ(r.result.histogram, hist);  // row 1 too: exact, not estimated
+  EXPECT_SAME(r.text, want);
+  EXPECT_SAME(r.result.histogram, hist);  // row 1 too: exact, not estimated
   EXPECT_FALSE(r.result.singletons_estimated);
   EXPECT_EQ(r.result.distinct, truth.size());
   EXPECT_EQ(r.result.passes, 1u);
@@ -154,8 +154,8 @@ TEST(CountPartitions, SpillToTemporaryFilesGivesTheSameOutput) {
     const Counted disk = run(o);
     EXPECT_GT(disk.result.spool.disk_bytes, uint64_t{3} << 20);
     EXPECT_LE(disk.result.spool.memory_peak, uint64_t{1} << 20);
-    EXPECT_EQ(disk.text, memory.text) << "one_pass=" << one_pass;
-    EXPECT_EQ(disk.result.histogram, memory.result.histogram);
+    EXPECT_SAME(disk.text, memory.text) << "one_pass=" << one_pass;
+    EXPECT_SAME(disk.result.histogram, memory.result.histogram);
     EXPECT_TRUE(fs::is_empty(tmp));
   }
 }
@@ -233,7 +233,7 @@ TEST(CountPartitions, SkewedPartitionStillCountsExactly) {
   std::string want;
   for (const auto& [km, c] : truth)
     if (c >= 2) want += km + '\t' + std::to_string(c) + '\n';
-  EXPECT_EQ(r.text, want);
+  EXPECT_SAME(r.text, want);
   EXPECT_EQ(r.result.distinct, truth.size());
   EXPECT_GT(static_cast<double>(r.result.partitions.max_kmers), 5 * r.result.partitions.mean_kmers);
   EXPECT_GT(r.result.bloom.layers.size(), 1u) << "the skewed partition's filter should have grown";
@@ -282,8 +282,8 @@ TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
   o.first_sightings_bytes = 0;  // no list at all: every partition recounted
   const Counted recounted = run(o);
   const auto [want, hist] = expected_output(truth);
-  EXPECT_EQ(recounted.text, want);
-  EXPECT_EQ(recounted.result.histogram, hist);
-  EXPECT_EQ(listed.text, recounted.text);
-  EXPECT_EQ(listed.result.histogram, recounted.result.histogram);
+  EXPECT_SAME(recounted.text, want);
+  EXPECT_SAME(recounted.result.histogram, hist);
+  EXPECT_SAME(listed.text, recounted.text);
+  EXPECT_SAME(listed.result.histogram, recounted.result.histogram);
 }

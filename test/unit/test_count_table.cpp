@@ -11,6 +11,7 @@
 
 #include "kmerbloom/count/count_table.hpp"
 #include "kmerbloom/kmer/kmer.hpp"
+#include "strings.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -211,7 +212,7 @@ TEST(CountTable, DrainSortedOrdersRealKmersLexicographically) {
       decode_kmer_to(km, k, text.data());
       got.push_back(text);
     });
-    EXPECT_EQ(got, want) << "k = " << k;
+    EXPECT_SAME(got, want) << "k = " << k;
   }
 }
 

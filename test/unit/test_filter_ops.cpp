@@ -19,6 +19,7 @@
 #include "kmerbloom/kbf/kbf.hpp"
 #include "kmerbloom/kmer/hash.hpp"
 #include "kmerbloom/kmer/kmer.hpp"
+#include "strings.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -134,7 +135,7 @@ TEST_F(FilterOpsBuild, ChunkedUnionEqualsWholeBuildBitForBit) {
   EXPECT_TRUE(same_bits(whole.filter, merged));
   write_filter(dir.file("whole.kbf"), whole.filter);
   write_filter(dir.file("merged.kbf"), merged);
-  EXPECT_EQ(bytes_of(dir.file("whole.kbf")), bytes_of(dir.file("merged.kbf"))) << "files differ";
+  EXPECT_SAME(bytes_of(dir.file("whole.kbf")), bytes_of(dir.file("merged.kbf"))) << "files differ";
 }
 
 TEST_F(FilterOpsBuild, SameBitsWhateverTheThreadsAndNoFalseNegatives) {
@@ -402,7 +403,7 @@ TEST_F(FilterOpsMergeCounts, PartitionsAndOverlapsSum) {
     last = km;
     got[std::string(km)] = c;
   });
-  EXPECT_EQ(got, truth);
+  EXPECT_SAME(got, truth);
   EXPECT_EQ(r.k, 21u);
   EXPECT_EQ(r.kmers_out, truth.size());
   // Overlapping inputs: counts of the same k-mer add up; --min-count applies to the sum.

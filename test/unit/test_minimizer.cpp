@@ -70,7 +70,7 @@ TEST(Minimizer, EveryKmerOnceInOrderWithItsMinimizer) {
           got.push_back(uint64_t(x) ^ uint64_t(x >> 64) * 31);
         }
       }
-      EXPECT_EQ(got, want) << "k=" << k;
+      EXPECT_SAME(got, want) << "k=" << k;
     }
   }
 }

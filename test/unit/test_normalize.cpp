@@ -310,8 +310,8 @@ TEST(NormalizeFilter, DeterministicAcrossThreadsAndBatches) {
       o.threads = t;
       o.batch_bases = batch;
       const Output again = run(o);
-      EXPECT_EQ(again.out[0], ref.out[0]) << t << " threads, batch " << batch;
-      EXPECT_EQ(again.out[1], ref.out[1]) << t << " threads, batch " << batch;
+      EXPECT_SAME(again.out[0], ref.out[0]) << t << " threads, batch " << batch;
+      EXPECT_SAME(again.out[1], ref.out[1]) << t << " threads, batch " << batch;
     }
   }
 }
@@ -349,11 +349,11 @@ TEST(NormalizeFilter, PairsNeverSplit) {
   const Output one = run(oi);
   std::string expect;
   for (size_t i = 0; i < k1.size(); ++i) expect += k1[i] + k2[i];
-  EXPECT_EQ(one.out[0], expect);
+  EXPECT_SAME(one.out[0], expect);
   oi.split_mates = true;
   const Output split = run(oi);
-  EXPECT_EQ(split.out[0], two.out[0]);
-  EXPECT_EQ(split.out[1], two.out[1]);
+  EXPECT_SAME(split.out[0], two.out[0]);
+  EXPECT_SAME(split.out[1], two.out[1]);
 }
 
 TEST(NormalizeFilter, MateErrorsNameFileAndRecord) {
@@ -434,12 +434,12 @@ TEST(NormalizeFilter, TrimAndDropWeakMatchOracle) {
   o.threads = 2;
   o.weak = WeakMode::trim;
   const Output trim = run(o);
-  EXPECT_EQ(trim.out[0], want_trim);
+  EXPECT_SAME(trim.out[0], want_trim);
   EXPECT_EQ(trim.result.short_reads.reads, 1u);
   EXPECT_GT(trim.result.trimmed_reads, 0u);
   o.weak = WeakMode::drop;
   const Output drop = run(o);
-  EXPECT_EQ(drop.out[0], want_drop);
+  EXPECT_SAME(drop.out[0], want_drop);
 
   // The same from a solid k-mer file (TSV), any orientation, and FASTA form.
   std::string tsv, fa;
@@ -450,10 +450,10 @@ TEST(NormalizeFilter, TrimAndDropWeakMatchOracle) {
   write_file(dir.file("solid.tsv"), tsv);
   write_file(dir.file("solid.fa"), fa);
   o.solid_path = dir.file("solid.tsv");
-  EXPECT_EQ(run(o).out[0], want_drop);
+  EXPECT_SAME(run(o).out[0], want_drop);
   o.solid_path = dir.file("solid.fa");
   o.weak = WeakMode::trim;
-  EXPECT_EQ(run(o).out[0], want_trim);
+  EXPECT_SAME(run(o).out[0], want_trim);
   write_file(dir.file("bad.tsv"), "ACGT\t3\n");
   o.solid_path = dir.file("bad.tsv");
   EXPECT_THROW(run(o), InputError);
@@ -515,7 +515,7 @@ TEST(NormalizeFilter, LongKmersThreads) {
   o.threads = 3;
   o.batch_bases = 4000;
   const Output three = run(o);
-  EXPECT_EQ(one.out[0], three.out[0]);
+  EXPECT_SAME(one.out[0], three.out[0]);
   EXPECT_GT(one.result.above_coverage.reads, 0u);
   EXPECT_GT(one.result.trimmed_reads, 0u);
   EXPECT_EQ(one.result.kept.reads + one.result.above_coverage.reads + one.result.weak.reads +

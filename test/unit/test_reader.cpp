@@ -16,6 +16,7 @@
 
 #include "kmerbloom/io/reader.hpp"
 #include "temp_dir.hpp"
+#include "strings.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -209,7 +210,7 @@ TEST_F(ReaderTest, Bgzf) {
     expect.push_back(r);
   }
   const auto p = write_bgzf("a.bgz", text);
-  EXPECT_EQ(read_all(p), expect);
+  EXPECT_SAME(read_all(p), expect);
   SequenceReader r(p);
   RecordBatch b;
   while (r.next_batch(b, 1 << 20)) {
@@ -380,10 +381,10 @@ TEST_F(ReaderTest, BatchesKeepEveryRecordOnce) {
   const auto pa = write("big.fa", fa);
   const auto pq = write_gz("big.fq.gz", fq, 1);
   for (uint64_t target : {uint64_t{0}, uint64_t{1000}, uint64_t{1} << 22}) {
-    EXPECT_EQ(read_all(pa, target), expect_fa) << target;
-    EXPECT_EQ(read_all(pq, target), expect_fq) << target;
+    EXPECT_SAME(read_all(pa, target), expect_fa) << target;
+    EXPECT_SAME(read_all(pq, target), expect_fq) << target;
   }
-  EXPECT_EQ(read_all(pq, 1 << 30, 7), expect_fq);  // max_records bounds the batch
+  EXPECT_SAME(read_all(pq, 1 << 30, 7), expect_fq);  // max_records bounds the batch
 
   SequenceReader r(pq);
   RecordBatch b;

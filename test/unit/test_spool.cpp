@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kmerbloom/count/spool.hpp"
+#include "strings.hpp"
 
 using namespace kmerbloom;
 namespace fs = std::filesystem;
@@ -39,7 +40,7 @@ TEST(Spool, MemoryFirstThenAnUnlinkedFile) {
   for (uint8_t i = 0; i < 10; ++i) {
     std::vector<uint8_t> out(300);
     s.read(blocks[i], out.data());
-    EXPECT_EQ(out, bytes(300, i));
+    EXPECT_SAME(out, bytes(300, i));
     s.release(blocks[i]);
   }
   EXPECT_EQ(s.memory_bytes(), 0u);
@@ -89,7 +90,7 @@ TEST(Spool, SlotsCountWholeAndAreReused) {
   for (const uint8_t i : {uint8_t{0}, uint8_t{2}, uint8_t{3}, uint8_t{4}}) {
     std::vector<uint8_t> out(100);
     s.read(blocks[i], out.data());
-    EXPECT_EQ(out, bytes(100, i));
+    EXPECT_SAME(out, bytes(100, i));
   }
   for (const size_t i : {size_t{0}, size_t{2}, size_t{3}}) s.release(blocks[i]);
   const Spool::Block big = s.put(bytes(2000, 3).data(), 2000);
@@ -97,5 +98,5 @@ TEST(Spool, SlotsCountWholeAndAreReused) {
   EXPECT_EQ(s.memory_bytes(), 1024u + 2000u);
   std::vector<uint8_t> out(2000);
   s.read(big, out.data());
-  EXPECT_EQ(out, bytes(2000, 3));
+  EXPECT_SAME(out, bytes(2000, 3));
 }
