@@ -74,6 +74,41 @@ user_dir() {  # user_dir NAME: prints the folder; $KB copied into it as kmerbloo
   chmod 755 "$T/$1/kmerbloom"
   echo "$T/$1"
 }
+# signal_at WHAT SIG READY -- command...: starts the command in the
+# background (SIG_PID) with its stderr in a fresh file (SIG_LOG: new for each
+# call, so no earlier run's log can be read), polls until the command string
+# READY succeeds (logged PATTERN: a phase line of this run's -v log; a file it
+# writes), sends SIG and waits for the run: SIG_RC is its exit code. No fixed
+# sleep, and a bounded wait: a run that ends first, or is not ready within
+# SIGNAL_WAIT seconds (default 300; it is then killed), is a failure, and
+# signal_at returns 1.
+SIG_RUNS=0
+signal_at() {
+  local what=$1 sig=$2 ready=$3 deadline=$((SECONDS + ${SIGNAL_WAIT:-300}))
+  shift 4
+  SIG_RUNS=$((SIG_RUNS + 1))
+  SIG_LOG=$T/signal.$SIG_RUNS.err
+  "$@" 2> "$SIG_LOG" &
+  SIG_PID=$!
+  until eval "$ready"; do
+    if ! kill -0 "$SIG_PID" 2> /dev/null; then
+      wait "$SIG_PID" || true
+      bad "$what: the run ended before it was ready for SIG$sig ($(tail -c 300 "$SIG_LOG"))"
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      kill -s KILL "$SIG_PID" 2> /dev/null || true
+      wait "$SIG_PID" || true
+      bad "$what: not ready for SIG$sig after ${SIGNAL_WAIT:-300} s ($(tail -c 300 "$SIG_LOG"))"
+      return 1
+    fi
+    sleep 0.01
+  done
+  SIG_RC=0
+  kill -s "$sig" "$SIG_PID" 2> /dev/null || true  # if it has just ended, its exit code tells
+  wait "$SIG_PID" || SIG_RC=$?
+}
+logged() { grep -qs -- "$1" "$SIG_LOG"; }
 finish() {
   echo "$CHECKS checks, $FAILS failed"
   [ "$FAILS" -eq 0 ]

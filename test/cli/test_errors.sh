@@ -134,20 +134,20 @@ check "query, no final newline: 100 rows, the last one fully present" \
   awk -F'\t' 'END { exit !(NR == 101 && $4 == "1.0000") }' "$E/q.tsv"
 
 # SIGTERM / SIGINT during a long run: exit 128+N, no output, no temporary file.
-# The signal goes when the run says it is counting (-v logs each pass as it
-# starts; main() has its handlers by then), and must land before the pass ends.
+# The signal goes when this run's log (a fresh file each round) says it is
+# counting (-v logs each pass as it starts; main() has its handlers by then),
+# and must land before the pass ends.
 for i in $(seq 1 40); do gzip -dc "$EX"; done > "$T/big.fq"
 for sig in TERM INT; do
-  "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -v -o "$T/sig.tsv" --histo "$T/sig.histo" \
-    2> "$T/sig.err" &
-  pid=$!
-  until grep -q '^.*pass 1: reading' "$T/sig.err" || ! kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
-  kill -s "$sig" "$pid" 2> /dev/null || true
-  rc=0; wait "$pid" || rc=$?
-  want=$((128 + $(kill -l "$sig")))
-  check "SIG$sig: exit $want (got $rc)" test "$rc" -eq "$want"
-  check "SIG$sig: sent while counting (pass 1 started, not ended)" \
-    test "$(grep -c 'pass 1: reading' "$T/sig.err")" -eq 1 -a "$(grep -c 'pass 1: [0-9]' "$T/sig.err")" -eq 0
-  check "SIG$sig: no output and no temporary file left" test -z "$(ls "$T" | grep -E 'sig\.(tsv|histo)|kmerbloom-tmp')"
+  D=$T/sig-$sig
+  mkdir "$D"
+  if signal_at "SIG$sig" "$sig" "logged '^\[kmerbloom\] pass 1: reading the input'" -- \
+    "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -v -o "$D/sig.tsv" --histo "$D/sig.histo"; then
+    want=$((128 + $(kill -l "$sig")))
+    check "SIG$sig: exit $want (got $SIG_RC)" test "$SIG_RC" -eq "$want"
+    check "SIG$sig: sent while counting (pass 1 started, not ended)" \
+      test "$(grep -c 'pass 1: reading' "$SIG_LOG")" -eq 1 -a "$(grep -c 'pass 1: [0-9]' "$SIG_LOG")" -eq 0
+  fi
+  check "SIG$sig: no output and no temporary file left" test -z "$(ls -A "$D")$(ls "$T" | grep kmerbloom-tmp)"
 done
 finish

@@ -113,17 +113,16 @@ expect_fail "plain gzip then BGZF without its end-of-file block refused" 3 "mixe
   -- "$KB" count "$T/mixed3.gz" -o "$T/m3.tsv"
 
 # ------------------------------------------------- signals
+# Each signal once this run logs its first pass (its handlers are in place by
+# then) and its temporary output exists.
+tmp_output() { ls "$T/sig" | grep -q kmerbloom-tmp; }
 for i in $(seq 1 40); do cat "$T/reads.fq"; done > "$T/big.fq"
 for sig in HUP QUIT XCPU XFSZ USR1 USR2; do
   rm -rf "$T/sig"; mkdir "$T/sig"
-  "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig/out.tsv" --histo "$T/sig/h" -q &
-  pid=$!
-  for _ in $(seq 1 300); do ls "$T/sig" | grep -q kmerbloom-tmp && break; sleep 0.1; done
-  sleep 0.2
-  kill -s "$sig" "$pid"
-  rc=0; wait "$pid" || rc=$?
+  signal_at "SIG$sig" "$sig" "logged '^\[kmerbloom\] pass 1: reading' && tmp_output" -- \
+    "$KB" count "$T/big.fq" "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig/out.tsv" --histo "$T/sig/h" -v || continue
   want=$((128 + $(kill -l "$sig")))
-  check "SIG$sig: exit $want (got $rc)" test "$rc" -eq "$want"
+  check "SIG$sig: exit $want (got $SIG_RC)" test "$SIG_RC" -eq "$want"
   check "SIG$sig: no temporary output left ($(ls "$T/sig" | tr '\n' ' '))" test -z "$(ls "$T/sig")"
 done
 
@@ -221,13 +220,10 @@ check "estimate with no k-mers: a warning, no inf" test -z "$(grep -i 'inf' "$T/
 
 # ------------------------------------------------- Ctrl-C ends the progress line and says so
 rm -rf "$T/sig"; mkdir "$T/sig"
-"$KB" count "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig/out.tsv" --progress 2> "$T/int.err" &
-pid=$!
-for _ in $(seq 1 300); do ls "$T/sig" | grep -q kmerbloom-tmp && break; sleep 0.1; done
-sleep 0.2
-kill -s INT "$pid"
-rc=0; wait "$pid" || rc=$?
-check "SIGINT: exit 130 (got $rc)" test "$rc" -eq 130
-check "SIGINT: stderr says the run was interrupted" grep -q "^kmerbloom: interrupted by SIGINT" "$T/int.err"
+if signal_at "SIGINT with --progress" INT "logged '^\[kmerbloom\] pass 1: reading' && tmp_output" -- \
+  "$KB" count "$T/big.fq" "$T/big.fq" --no-gate -t 1 -o "$T/sig/out.tsv" --progress -v; then
+  check "SIGINT: exit 130 (got $SIG_RC)" test "$SIG_RC" -eq 130
+  check "SIGINT: stderr says the run was interrupted" grep -q "^kmerbloom: interrupted by SIGINT" "$SIG_LOG"
+fi
 
 finish

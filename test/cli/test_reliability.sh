@@ -298,40 +298,26 @@ for what in "-o FILE --histo -" "-o - --histo FILE"; do
 done
 
 # ------------------------------------------------------------- signals
-# sig_during WHAT SIGNAL READY NEXT -- command...: starts the command (its
-# stderr in $T/sig.err, its outputs in $T/sig/), waits until `READY`
-# succeeds (a line the run logs as a phase starts, or a file it writes: no
-# fixed sleep), sends the signal, and checks the exit code (128 + signal
-# number), that the signal landed in that phase (stderr has no NEXT line,
-# the phase after it) and that nothing is left in $T/sig/.
+# sig_during WHAT SIGNAL READY NEXT -- command...: runs the command with
+# lib.sh's signal_at (its outputs in a fresh $T/sig/), which sends the signal
+# once READY succeeds (a line this run logs as a phase starts, or a file it
+# writes: no fixed sleep), and checks the exit code (128 + signal number),
+# that the signal landed in that phase (this run's log has no NEXT line, the
+# phase after it) and that nothing is left in $T/sig/.
 sig_during() {
   local what=$1 sig=$2 ready=$3 next=$4
-  shift 5
+  shift 4
   rm -rf "$T/sig"; mkdir "$T/sig"
-  "$@" 2> "$T/sig.err" &
-  local pid=$! waited=0
-  until $ready; do
-    if ! kill -0 "$pid" 2> /dev/null; then break; fi
-    sleep 0.01
-    waited=$((waited + 1))
-    [ "$waited" -lt 30000 ] || break
-  done
-  if ! kill -s "$sig" "$pid" 2> /dev/null; then
-    wait "$pid" || true
-    bad "$what: the run ended before the signal could be sent ($(tail -c 300 "$T/sig.err"))"
-    return
-  fi
-  local rc=0
-  wait "$pid" || rc=$?
+  signal_at "$what" "$sig" "$ready" "$@" || return 0
   local want=$((128 + $(kill -l "$sig")))
-  check "$what: SIG$sig gives exit $want (got $rc)" test "$rc" -eq "$want"
+  check "$what: SIG$sig gives exit $want (got $SIG_RC)" test "$SIG_RC" -eq "$want"
   if [ -n "$next" ]; then
-    check "$what: SIG$sig landed in that phase (no '$next' logged)" test -z "$(grep -e "$next" "$T/sig.err")"
+    check "$what: SIG$sig landed in that phase (no '$next' logged)" test -z "$(grep -e "$next" "$SIG_LOG")"
   fi
   no_leftovers "$what: SIG$sig" "$T/sig"
 }
-in_pass1() { grep -q 'pass 1: reading' "$T/sig.err"; }
-in_pass2() { grep -q 'pass 2: counting' "$T/sig.err"; }
+in_pass1() { logged '^\[kmerbloom\] pass 1: reading'; }
+in_pass2() { logged '^\[kmerbloom\] pass 2: counting'; }
 writing() { [ -n "$(find "$T/sig" -name '*kmerbloom-tmp*' -size +0 2> /dev/null)" ]; }
 for i in 1 2 3 4 5 6 7 8 9 10; do cat "$T/reads.fq"; done > "$T/big.fq"
 for sig in TERM INT; do

@@ -56,26 +56,19 @@ check "input error: no output left" test ! -e "$T/bad.tsv"
 expect_fail "missing --tmp-dir directory" 4 "$T/nope: cannot create a temporary file" -- \
   "$KB" count "$T/reads.fq" -t 1 -M 22M --tmp-dir "$T/nope" -o "$T/x.tsv"
 
+# A signal in each pass, once this run logs the pass and holds its (unlinked)
+# temporary file in --tmp-dir open: the spill has begun.
+spilling() { ls -l "/proc/$SIG_PID/fd" 2> /dev/null | grep -q "$T/tmp/.*(deleted)"; }
 for i in 1 2 3 4 5 6 7 8; do cat "$T/reads.fq"; done > "$T/big.fq"
 for sig in TERM INT; do
-  for phase in "pass 1" "pass 2"; do
+  for phase in "pass 1: reading" "pass 2: counting"; do
     rm -rf "$T/sig"; mkdir "$T/sig"
-    "$KB" count "$T/big.fq" -t 1 -M 30M --tmp-dir "$T/tmp" -v -o "$T/sig/out.tsv" 2> "$T/sig.err" &
-    pid=$!
-    for _ in $(seq 3000); do grep -q "$phase:" "$T/sig.err" && break; kill -0 "$pid" 2> /dev/null || break; sleep 0.01; done
-    if ! kill -0 "$pid" 2> /dev/null; then
-      wait "$pid" || true
-      bad "SIG$sig in $phase: the run ended first"
-      continue
-    fi
-    sleep 0.1
-    kill -s "$sig" "$pid"
-    rc=0
-    wait "$pid" || rc=$?
+    signal_at "SIG$sig in ${phase%:*}" "$sig" "logged '^\[kmerbloom\] $phase' && spilling" -- \
+      "$KB" count "$T/big.fq" -t 1 -M 30M --tmp-dir "$T/tmp" -v -o "$T/sig/out.tsv" || continue
     want=$((128 + $(kill -l "$sig")))
-    check "SIG$sig in $phase: exit $want (got $rc)" test "$rc" -eq "$want"
-    empty_tmp "SIG$sig in $phase"
-    check "SIG$sig in $phase: no output left" test -z "$(ls -A "$T/sig")"
+    check "SIG$sig in ${phase%:*}: exit $want (got $SIG_RC)" test "$SIG_RC" -eq "$want"
+    empty_tmp "SIG$sig in ${phase%:*}"
+    check "SIG$sig in ${phase%:*}: no output left" test -z "$(ls -A "$T/sig")"
   done
 done
 
