@@ -356,6 +356,66 @@ TEST(NormalizeFilter, PairsNeverSplit) {
   EXPECT_SAME(split.out[1], two.out[1]);
 }
 
+// The pair rule on pairs made to isolate each mate (an oracle apart from
+// cli/filter_model.py): a pair stays while either mate is below the target
+// coverage, and goes when either mate is weak or short, whichever mate it is.
+TEST(NormalizeFilter, PairRuleEachMateDecides) {
+  TempDir dir;
+  std::mt19937_64 rng(33);
+  const auto random_read = [&](size_t len) {
+    Read r;
+    r.seq.resize(len);
+    for (auto& c : r.seq) c = "ACGT"[rng() % 4];
+    r.qual.assign(len, 'I');
+    return r;
+  };
+  const Read same1 = random_read(80), same2 = random_read(80);
+  constexpr size_t kPairs = 30;
+  constexpr unsigned kC = 5;
+  enum Mate { repeated, fresh, tiny };
+  // Runs filter on kPairs pairs whose mates are `same1`/`same2` (repeated),
+  // a new random read each time (fresh) or shorter than k (tiny).
+  const auto filter = [&](Mate m1, Mate m2, bool normalize, WeakMode weak) {
+    std::string r1, r2;
+    for (size_t i = 0; i < kPairs; ++i) {
+      Read a = m1 == repeated ? same1 : random_read(m1 == fresh ? 80 : 10);
+      Read b = m2 == repeated ? same2 : random_read(m2 == fresh ? 80 : 10);
+      a.name = b.name = 'p';
+      a.name += std::to_string(i) + "/1";
+      b.name += std::to_string(i) + "/2";
+      r1 += fastq(a);
+      r2 += fastq(b);
+    }
+    write_file(dir.file("r1.fq"), r1);
+    write_file(dir.file("r2.fq"), r2);
+    ReadFilterOptions o;
+    o.inputs = {dir.file("r1.fq"), dir.file("r2.fq")};
+    o.paired_files = true;
+    o.k = 21;
+    o.target_coverage = kC;
+    o.normalize = normalize;
+    o.weak = weak;
+    o.threads = 2;
+    const Output out = run(o);
+    EXPECT_EQ(records(out.out[0]).size(), out.result.fragments_out);
+    EXPECT_EQ(records(out.out[1]).size(), out.result.fragments_out);
+    return out.result;
+  };
+  // Normalization: a fresh mate is always below C, so its pair always stays.
+  EXPECT_EQ(filter(repeated, fresh, true, WeakMode::none).fragments_out, kPairs) << "mate 2 below C";
+  EXPECT_EQ(filter(fresh, repeated, true, WeakMode::none).fragments_out, kPairs) << "mate 1 below C";
+  EXPECT_EQ(filter(repeated, repeated, true, WeakMode::none).fragments_out, kC) << "both reach C together";
+  // Weak k-mers (seen once): the pair goes whichever mate holds them.
+  EXPECT_EQ(filter(repeated, fresh, false, WeakMode::drop).fragments_out, 0u) << "mate 2 weak";
+  EXPECT_EQ(filter(fresh, repeated, false, WeakMode::drop).fragments_out, 0u) << "mate 1 weak";
+  EXPECT_EQ(filter(repeated, repeated, false, WeakMode::drop).fragments_out, kPairs) << "no weak mate";
+  // A short mate drops its pair, even beside a mate below C.
+  const ReadFilterResult short2 = filter(fresh, tiny, true, WeakMode::none);
+  EXPECT_EQ(short2.fragments_out, 0u) << "mate 2 short";
+  EXPECT_EQ(short2.short_reads.reads, 2 * kPairs);
+  EXPECT_EQ(filter(tiny, fresh, true, WeakMode::none).fragments_out, 0u) << "mate 1 short";
+}
+
 TEST(NormalizeFilter, MateErrorsNameFileAndRecord) {
   TempDir dir;
   const Sim s = simulate(25, 5000, 100, 20, 0, true);
