@@ -1,4 +1,5 @@
-// String oracles shared by the unit tests, and a comparison for large outputs.
+// String oracles and checks shared by the unit tests: a comparison for large
+// outputs, the message of an expected error.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,6 +18,17 @@ inline std::string revcomp(const std::string& s) {
   std::string r(s.rbegin(), s.rend());
   for (char& c : r) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
   return r;
+}
+
+// The message of the E that f() throws; "" when it throws none.
+template <class E, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
 }
 
 namespace detail {

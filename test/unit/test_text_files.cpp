@@ -41,14 +41,7 @@ class TextFiles : public ::testing::Test {
     }
     return p;
   }
-  static std::string error_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  }
+  static std::string error_of(const std::function<void()>& f) { return kbtest::error_of<InputError>(f); }
   fs::path dir_;
 };
 
