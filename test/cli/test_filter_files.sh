@@ -147,6 +147,16 @@ same "merge-counts of a round-robin split gives the original back" "$T/rr.tsv" "
 "$KB" merge-counts "$T/c1.tsv" "$T/c2.tsv.gz" - -c 2 -o "$T/cm.tsv.gz" -q < "$T/c3.tsv"
 gzip -dc "$T/cm.tsv.gz" > "$T/cm.tsv"
 same "chunk counts summed (one gzip, one on stdin) and cut at 2 equal the whole count" "$T/cm.tsv" "$T/solid.tsv"
+# Overlapping inputs against sums made by awk (an oracle that shares no code
+# with merge-counts): the chunks, one of them twice, and as KFF beside its TSV.
+"$KB" count "$T/c3.fq.gz" -c 1 --format kff -o "$T/c3.kff" -q
+sums() { awk -F'\t' '{ s[$1] += $2 } END { for (k in s) print k "\t" s[k] }' | sort; }
+"$KB" merge-counts "$T/c1.tsv" "$T/c2.tsv.gz" "$T/c3.tsv" "$T/c1.tsv" -o "$T/over.tsv" -q
+{ cat "$T/c1.tsv" "$T/c3.tsv" "$T/c1.tsv"; gzip -dc "$T/c2.tsv.gz"; } | sums > "$T/over.want"
+same "overlapping chunk counts (one given twice): every k-mer's counts summed" "$T/over.want" "$T/over.tsv"
+"$KB" merge-counts "$T/c3.kff" "$T/c3.tsv" -o "$T/over-kff.tsv" -q
+cat "$T/c3.tsv" "$T/c3.tsv" | sums > "$T/over-kff.want"
+same "a KFF file and the TSV of the same counts: each count doubled" "$T/over-kff.want" "$T/over-kff.tsv"
 sort -r "$T/c1.tsv" > "$T/unsorted.tsv"
 expect_fail "unsorted input" 3 "unsorted.tsv: line 2: k-mers out of order" -- "$KB" merge-counts "$T/unsorted.tsv" -o "$T/x.tsv"
 head -5 "$T/whole.histo" > "$T/short.histo"
