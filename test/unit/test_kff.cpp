@@ -82,9 +82,9 @@ std::string vars(const std::vector<std::pair<std::string, uint64_t>>& v) {
 }
 
 // An 'r' section of one k-mer per block (max = 1).
-std::string raw_section(const Records& r, unsigned data_size) {
+std::string raw_section(const Records& r, unsigned data_size, const char* codes = "\x00\x01\x02\x03") {
   std::string s = "r" + be(r.size(), 8);
-  for (const auto& [kmer, count] : r) s += pack(kmer) + be(count, data_size);
+  for (const auto& [kmer, count] : r) s += pack(kmer, codes) + be(count, data_size);
   return s;
 }
 
@@ -240,6 +240,23 @@ TEST_F(Kff, ReadsMinimizerSections) {
   const Records want = {{"ACTAAACTGA", 32}, {"CTAAACTGAT", 47}, {"TAAACTGATT", 1},
                         {"AAACTGATCG", 12}, {"CTAAACTGAT", 1},  {"TAAACTGATT", 47}};
   EXPECT_EQ(read_all(p), want);
+}
+
+// Every encoding KFF allows (the 24 orders of A, C, G, T on 2 bits), not
+// only KMC's: the k-mers read back as written, by both readers.
+TEST_F(Kff, ReadsEveryEncoding) {
+  const Records r = random_records(13, 200, 9);
+  std::string codes("\x00\x01\x02\x03", 4);
+  int encodings = 0;
+  do {
+    const auto enc = static_cast<uint8_t>(codes[0] << 6 | codes[1] << 4 | codes[2] << 2 | codes[3]);
+    const std::string p = put("enc.kff", header(enc) + vars({{"k", 13}, {"max", 1}, {"data_size", 8}}) +
+                                             raw_section(r, 8, codes.data()) + "KFF");
+    EXPECT_SAME(read_all(p), r) << "encoding " << int{enc};
+    EXPECT_SAME(read_sorted(p), r) << "encoding " << int{enc};
+    ++encodings;
+  } while (std::next_permutation(codes.begin(), codes.end()));
+  EXPECT_EQ(encodings, 24);
 }
 
 TEST_F(Kff, NoDataMeansCountOne) {
