@@ -45,12 +45,6 @@ inline std::string clip(std::string_view s) {
   return out;
 }
 
-// The line of text that starts at byte `at`, without its newline.
-inline std::string_view line_at(std::string_view text, size_t at) {
-  const size_t end = text.find('\n', at);
-  return text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-}
-
 inline std::string digest(std::string_view text) {
   return std::to_string(text.size()) + " bytes, " + std::to_string(std::count(text.begin(), text.end(), '\n')) +
          " lines, FNV-1a " + ::testing::PrintToString(fnv1a(text));
@@ -63,29 +57,48 @@ std::string digest(const Range& r) {
   return std::to_string(std::distance(std::begin(r), std::end(r))) + " elements, FNV-1a " + ::testing::PrintToString(h);
 }
 
+// Where two different texts first differ, and each one's line there: 160
+// characters of it at most, from shortly before the difference in a long line.
+struct Difference {
+  std::string where, a, b;
+};
+inline Difference first_difference(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  const auto at = static_cast<size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
+  const size_t start = a.substr(0, at).rfind('\n') + 1;  // npos + 1 = 0
+  const size_t from = at - start > 120 ? at - 40 : start;
+  const auto around = [&](std::string_view t) {
+    if (start >= t.size()) return std::string("(end)");
+    const size_t end = std::min(t.find('\n', start), t.size());  // the common prefix holds no newline past start
+    const std::string_view shown = t.substr(from, std::min<size_t>(160, end - from));
+    return (from > start ? "..." : "") + ::testing::PrintToString(std::string(shown)) +
+           (from + shown.size() < end ? "..." : "");
+  };
+  const auto line = std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+  return {"line " + std::to_string(line) + ", column " + std::to_string(at - start + 1) + " (byte " +
+              std::to_string(at) + ")",
+          around(a), around(b)};
+}
+
+inline ::testing::AssertionResult failure(const char* a_expr, const char* b_expr, const std::string& digest_a,
+                                          const std::string& digest_b, const Difference& d) {
+  return ::testing::AssertionFailure() << a_expr << " and " << b_expr << " differ\n  " << a_expr << ": " << digest_a
+                                       << "\n  " << b_expr << ": " << digest_b << "\n  first difference at " << d.where
+                                       << ":\n    " << a_expr << ": " << d.a << "\n    " << b_expr << ": " << d.b;
+}
+
 }  // namespace detail
 
 // EXPECT_SAME(a, b) / ASSERT_SAME(a, b): a == b for outputs too large to
 // print. GoogleTest prints both values whole, and diffs two strings line by
 // line in quadratic memory (one failure took 24 GB); this prints each side's
 // size and hash and the first difference only: the line of a string, the
-// index of a range (vector, map), with both values cut at 200 characters.
+// index of a range (vector, map) and, for strings in it, the place in them;
+// values cut at 200 characters.
 inline ::testing::AssertionResult SameText(const char* a_expr, const char* b_expr, std::string_view a,
                                            std::string_view b) {
   if (a == b) return ::testing::AssertionSuccess();
-  const size_t n = std::min(a.size(), b.size());
-  const auto at = static_cast<size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
-  const size_t start = a.substr(0, at).rfind('\n') + 1;  // npos + 1 = 0
-  const auto line = [&](std::string_view t) {
-    if (start >= t.size()) return std::string("(end)");
-    return detail::clip(::testing::PrintToString(std::string(detail::line_at(t, start))));
-  };
-  return ::testing::AssertionFailure() << a_expr << " and " << b_expr << " differ\n  " << a_expr << ": "
-                                       << detail::digest(a) << "\n  " << b_expr << ": " << detail::digest(b)
-                                       << "\n  first difference at line "
-                                       << std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1
-                                       << " (byte " << at << "):\n    " << a_expr << ": " << line(a) << "\n    "
-                                       << b_expr << ": " << line(b);
+  return detail::failure(a_expr, b_expr, detail::digest(a), detail::digest(b), detail::first_difference(a, b));
 }
 
 template <class Range>
@@ -94,14 +107,14 @@ template <class Range>
   auto ia = std::begin(a), ib = std::begin(b);
   size_t i = 0;
   for (; ia != std::end(a) && ib != std::end(b) && *ia == *ib; ++ia, ++ib) ++i;
-  const auto value = [](auto it, auto end) {
-    return it == end ? std::string("(end)") : detail::clip(::testing::PrintToString(*it));
-  };
-  return ::testing::AssertionFailure() << a_expr << " and " << b_expr << " differ\n  " << a_expr << ": "
-                                       << detail::digest(a) << "\n  " << b_expr << ": " << detail::digest(b)
-                                       << "\n  first difference at index " << i << ":\n    " << a_expr << ": "
-                                       << value(ia, std::end(a)) << "\n    " << b_expr << ": "
-                                       << value(ib, std::end(b));
+  detail::Difference d;
+  if constexpr (std::is_convertible_v<decltype(*ia), std::string_view>) {
+    if (ia != std::end(a) && ib != std::end(b)) d = detail::first_difference(*ia, *ib);
+  }
+  d.where = "index " + std::to_string(i) + (d.where.empty() ? "" : ", " + d.where);
+  if (d.a.empty()) d.a = ia == std::end(a) ? "(end)" : detail::clip(::testing::PrintToString(*ia));
+  if (d.b.empty()) d.b = ib == std::end(b) ? "(end)" : detail::clip(::testing::PrintToString(*ib));
+  return detail::failure(a_expr, b_expr, detail::digest(a), detail::digest(b), d);
 }
 
 template <class A, class B>

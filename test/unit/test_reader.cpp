@@ -447,7 +447,7 @@ TEST_F(ReaderTest, PiecesJoinIntoTheRecords) {
     for (uint64_t piece : {3, 4, 5, 12}) {
       for (uint64_t target : {0, 7, 100}) {
         size_t pieces = 0;
-        EXPECT_EQ(read_in_pieces(p, piece, 2, target, &pieces), whole) << piece << " " << target;
+        EXPECT_SAME(read_in_pieces(p, piece, 2, target, &pieces), whole) << piece << " " << target;
         EXPECT_GE(pieces, whole.size());
       }
     }
@@ -478,12 +478,13 @@ TEST_F(ReaderTest, PiecesOfLinesLongerThanTheBuffer) {
   const std::string fq = "@a\nACGT\n+\nIIII\n@long\n" + read + "\n+long\n" + qual + "\n@b\nTT\n+\nII\n";
   const std::vector<std::string> want_fa = {"ACGT", genome, wrapped, "GATTACA"}, want_fq = {"ACGT", read, "TT"};
   for (const auto& p : {write("g.fa", fa), write_gz("g.fa.gz", fa, 1)}) {
-    EXPECT_EQ(seqs(read_all(p)), want_fa);
-    for (uint64_t piece : {uint64_t{1} << 17, uint64_t{1} << 22}) EXPECT_EQ(read_in_pieces(p, piece, 30, 1 << 19), want_fa);
+    EXPECT_SAME(seqs(read_all(p)), want_fa);
+    for (uint64_t piece : {uint64_t{1} << 17, uint64_t{1} << 22})
+      EXPECT_SAME(read_in_pieces(p, piece, 30, 1 << 19), want_fa);
   }
   for (const auto& p : {write("r.fq", fq), write_gz("r.fq.gz", fq, 1)}) {
-    EXPECT_EQ(seqs(read_all(p)), want_fq);
-    EXPECT_EQ(read_in_pieces(p, 1 << 17, 254, 1 << 19), want_fq);
+    EXPECT_SAME(seqs(read_all(p)), want_fq);
+    EXPECT_SAME(read_in_pieces(p, 1 << 17, 254, 1 << 19), want_fq);
   }
 }
 
