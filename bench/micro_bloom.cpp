@@ -27,8 +27,8 @@
 #include <string>
 #include <utility>
 
-#include "kmerbloom/bloom/bloom.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "bloom/bloom.hpp"
+#include "kmer/hash.hpp"
 
 namespace {
 

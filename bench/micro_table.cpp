@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "kmerbloom/count/count_table.hpp"
+#include "count/count_table.hpp"
 
 namespace {
 

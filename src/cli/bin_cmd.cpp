@@ -1,6 +1,6 @@
 // kmerbloom bin: the scatter step of counting on a cluster. One chunk of the
 // reads, read once, into a bin file of super-k-mers by minimizer bin; count
-// then takes bin files as its input (include/kmerbloom/count/bins.hpp).
+// then takes bin files as its input (src/count/bins.hpp).
 #include <memory>
 #include <optional>
 
@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/count/bins.hpp"
+#include "count/bins.hpp"
 
 namespace kmerbloom::cli {
 namespace {

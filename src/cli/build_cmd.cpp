@@ -5,7 +5,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/kbf/kbf.hpp"
+#include "kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "kmerbloom/count/spool.hpp"
-#include "kmerbloom/io/output.hpp"
+#include "count/spool.hpp"
+#include "formats/output.hpp"
 
 namespace kmerbloom::cli {
 

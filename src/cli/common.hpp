@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kmerbloom/io/paths.hpp"
-#include "kmerbloom/report/run_stats.hpp"
+#include "seqio/paths.hpp"
+#include "report/run_stats.hpp"
 
 namespace kmerbloom::cli {
 

@@ -8,13 +8,14 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/count/counter.hpp"
-#include "kmerbloom/io/kff.hpp"
-#include "kmerbloom/count/bins.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/io/progress.hpp"
-#include "kmerbloom/report/report.hpp"
-#include "kmerbloom/report/spectrum.hpp"
+#include "count/counter.hpp"
+#include "formats/kff.hpp"
+#include "count/bins.hpp"
+#include "formats/output.hpp"
+#include "cli/progress.hpp"
+#include "seqio/paths.hpp"
+#include "report/report.hpp"
+#include "report/spectrum.hpp"
 
 namespace kmerbloom::cli {
 namespace {

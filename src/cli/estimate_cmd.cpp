@@ -7,9 +7,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/kmer/cardinality.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "formats/output.hpp"
+#include "estimate/cardinality.hpp"
+#include "kmer/hash.hpp"
 
 namespace kmerbloom::cli {
 namespace {

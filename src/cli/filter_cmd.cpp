@@ -7,8 +7,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/normalize/read_filter.hpp"
+#include "formats/output.hpp"
+#include "normalize/read_filter.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/format.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/kbf/kbf.hpp"
+#include "common/format.hpp"
+#include "formats/output.hpp"
+#include "kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -14,9 +14,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hints.hpp"
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/io/progress.hpp"
+#include "common/error.hpp"
+#include "formats/output.hpp"
+#include "cli/progress.hpp"
 
 namespace {
 

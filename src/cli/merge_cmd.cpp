@@ -5,8 +5,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/format.hpp"
-#include "kmerbloom/kbf/kbf.hpp"
+#include "common/format.hpp"
+#include "kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {

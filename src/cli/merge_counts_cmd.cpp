@@ -8,9 +8,10 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/kbf/kbf.hpp"
-#include "kmerbloom/report/stats.hpp"
+#include "formats/output.hpp"
+#include "count/merge_counts.hpp"
+#include "kbf/kbf.hpp"
+#include "report/stats.hpp"
 
 namespace kmerbloom::cli {
 namespace {

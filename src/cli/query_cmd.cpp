@@ -7,8 +7,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/kbf/kbf.hpp"
+#include "formats/output.hpp"
+#include "kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {

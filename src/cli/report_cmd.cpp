@@ -6,11 +6,11 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/format.hpp"
-#include "kmerbloom/report/report.hpp"
-#include "kmerbloom/report/spectrum.hpp"
-#include "kmerbloom/report/stats.hpp"
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "report/report.hpp"
+#include "report/spectrum.hpp"
+#include "report/stats.hpp"
 
 namespace kmerbloom::cli {
 namespace {

@@ -26,9 +26,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kmerbloom/bloom/bloom_file.hpp"
-#include "kmerbloom/io/reader.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "bloom/bloom_file.hpp"
+#include "seqio/reader.hpp"
+#include "kmer/hash.hpp"
 
 namespace kmerbloom::fuzz {
 

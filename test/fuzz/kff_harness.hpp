@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "fuzz_harness.hpp"
-#include "kmerbloom/io/kff.hpp"
-#include "kmerbloom/io/output.hpp"
+#include "formats/kff.hpp"
+#include "formats/output.hpp"
 
 namespace kmerbloom::fuzz {
 

@@ -6,8 +6,8 @@
 #include <exception>
 #include <string>
 
-#include "kmerbloom/bloom/bloom_file.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "bloom/bloom_file.hpp"
+#include "kmer/hash.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "count/bin_file.hpp"
-#include "kmerbloom/count/bins.hpp"
-#include "kmerbloom/error.hpp"
+#include "count/bins.hpp"
+#include "common/error.hpp"
 #include "strings.hpp"
 #include "temp_dir.hpp"
 

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/bloom/bloom.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "bloom/bloom.hpp"
+#include "kmer/hash.hpp"
 
 namespace kmerbloom {
 namespace {

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/bloom/bloom_file.hpp"
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "bloom/bloom_file.hpp"
+#include "formats/output.hpp"
+#include "kmer/hash.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom {

@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <vector>
 
-#include "kmerbloom/count/counter.hpp"
-#include "kmerbloom/kmer/cardinality.hpp"
-#include "kmerbloom/kmer/hash.hpp"
+#include "count/counter.hpp"
+#include "estimate/cardinality.hpp"
+#include "kmer/hash.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/io/reader.hpp"
+#include "seqio/reader.hpp"
 
 namespace kmerbloom {
 namespace {

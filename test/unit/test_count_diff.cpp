@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kmerbloom/count/counter.hpp"
+#include "count/counter.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

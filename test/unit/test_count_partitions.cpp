@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/count/plan.hpp"
-#include "kmerbloom/count/spool.hpp"
-#include "kmerbloom/count/counter.hpp"
+#include "count/plan.hpp"
+#include "count/spool.hpp"
+#include "count/counter.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

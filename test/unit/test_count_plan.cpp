@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "kmerbloom/count/plan.hpp"
+#include "count/plan.hpp"
 
 using namespace kmerbloom;
 

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/count/count_table.hpp"
-#include "kmerbloom/kmer/kmer.hpp"
+#include "count/count_table.hpp"
+#include "kmer/kmer.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom {

@@ -14,11 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/io/output.hpp"
-#include "kmerbloom/io/reader.hpp"
-#include "kmerbloom/kbf/kbf.hpp"
-#include "kmerbloom/kmer/hash.hpp"
-#include "kmerbloom/kmer/kmer.hpp"
+#include "formats/output.hpp"
+#include "seqio/reader.hpp"
+#include "count/merge_counts.hpp"
+#include "kbf/kbf.hpp"
+#include "kmer/hash.hpp"
+#include "kmer/kmer.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom {

@@ -10,10 +10,10 @@
 #include <random>
 #include <vector>
 
-#include "kmerbloom/kmer/cardinality.hpp"
-#include "kmerbloom/kmer/hash.hpp"
-#include "kmerbloom/normalize/gated_sketch.hpp"
-#include "kmerbloom/normalize/read_filter.hpp"
+#include "estimate/cardinality.hpp"
+#include "kmer/hash.hpp"
+#include "normalize/gated_sketch.hpp"
+#include "normalize/read_filter.hpp"
 
 using namespace kmerbloom;
 

@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <string>
 
-#include "io/decompress.hpp"
-#include "kmerbloom/count/spool.hpp"
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/format.hpp"
-#include "kmerbloom/io/output.hpp"
+#include "seqio/decompress.hpp"
+#include "count/spool.hpp"
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "formats/output.hpp"
 #include "temp_dir.hpp"
 
 namespace kmerbloom {

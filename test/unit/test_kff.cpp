@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "../fuzz/kff_harness.hpp"
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/io/kff.hpp"
-#include "kmerbloom/io/output.hpp"
+#include "common/error.hpp"
+#include "formats/kff.hpp"
+#include "formats/output.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/kmer/kmer.hpp"
+#include "kmer/kmer.hpp"
 
 using namespace kmerbloom;
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/kmer/kmer.hpp"
-#include "kmerbloom/kmer/minimizer.hpp"
+#include "kmer/kmer.hpp"
+#include "kmer/minimizer.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kmerbloom/kmer/hash.hpp"
-#include "kmerbloom/normalize/read_filter.hpp"
+#include "kmer/hash.hpp"
+#include "normalize/read_filter.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

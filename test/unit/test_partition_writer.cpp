@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "count/scatter.hpp"
-#include "kmerbloom/kmer/minimizer.hpp"
+#include "kmer/minimizer.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom::detail {

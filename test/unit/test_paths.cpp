@@ -1,4 +1,4 @@
-// Unit tests of is_stream and check_output_paths (io/paths.hpp).
+// Unit tests of is_stream and check_output_paths (seqio/paths.hpp).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "temp_dir.hpp"
-#include "kmerbloom/io/paths.hpp"
+#include "seqio/paths.hpp"
 
 namespace kmerbloom {
 namespace {

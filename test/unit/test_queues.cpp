@@ -1,4 +1,4 @@
-// The ordered hand-off (io/queues.hpp): order out of any arrival order, the
+// The ordered hand-off (seqio/queues.hpp): order out of any arrival order, the
 // window's bound on what waits, abort, and an error thrown on the way out.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/queues.hpp"
+#include "seqio/queues.hpp"
 
 namespace kmerbloom::detail {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/io/reader.hpp"
+#include "seqio/reader.hpp"
 #include "temp_dir.hpp"
 #include "strings.hpp"
 

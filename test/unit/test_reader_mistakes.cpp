@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "temp_dir.hpp"
-#include "kmerbloom/io/reader.hpp"
+#include "seqio/reader.hpp"
 
 namespace kmerbloom {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "../fuzz/fuzz_harness.hpp"
-#include "kmerbloom/bloom/bloom_file.hpp"
+#include "bloom/bloom_file.hpp"
 
 namespace kmerbloom {
 namespace {

@@ -14,8 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "kmerbloom/io/progress.hpp"
-#include "kmerbloom/report/report.hpp"
+#include "cli/progress.hpp"
+#include "seqio/paths.hpp"
+#include "report/report.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

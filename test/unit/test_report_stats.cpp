@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/format.hpp"
-#include "kmerbloom/report/report.hpp"
-#include "kmerbloom/report/run_stats.hpp"
-#include "kmerbloom/report/spectrum.hpp"
-#include "kmerbloom/report/stats.hpp"
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "report/report.hpp"
+#include "report/run_stats.hpp"
+#include "report/spectrum.hpp"
+#include "report/stats.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/report/run_stats.hpp"
-#include "kmerbloom/report/stats.hpp"
+#include "common/error.hpp"
+#include "report/run_stats.hpp"
+#include "report/stats.hpp"
 
 namespace kmerbloom {
 namespace {

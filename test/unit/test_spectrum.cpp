@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "kmerbloom/io/reader.hpp"
-#include "kmerbloom/report/spectrum.hpp"
+#include "seqio/reader.hpp"
+#include "report/spectrum.hpp"
 
 using namespace kmerbloom;
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "kmerbloom/count/spool.hpp"
+#include "count/spool.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;

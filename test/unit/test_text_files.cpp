@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "kmerbloom/error.hpp"
-#include "kmerbloom/io/count_file.hpp"
-#include "kmerbloom/io/histogram_file.hpp"
-#include "kmerbloom/io/line_reader.hpp"
+#include "common/error.hpp"
+#include "formats/count_file.hpp"
+#include "formats/histogram_file.hpp"
+#include "seqio/line_reader.hpp"
 #include "strings.hpp"
 
 namespace kmerbloom {

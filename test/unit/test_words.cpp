@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "kmerbloom/kmer/hash.hpp"
-#include "kmerbloom/kmer/words.hpp"
+#include "kmer/hash.hpp"
+#include "kmer/words.hpp"
 
 namespace kmerbloom {
 namespace {

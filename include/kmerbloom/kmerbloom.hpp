@@ -1,0 +1,27 @@
+// kmerbloom's library: the entry points of count, estimate, filter and the
+// filter files (build, query, merge), with their options and results.
+//
+//   #include <kmerbloom/kmerbloom.hpp>
+//   kmerbloom::CountOptions o;                 // inputs, k, threads, -M ...
+//   o.inputs = {"reads.fq.gz"};
+//   kmerbloom::count_kmers(o, [](std::string_view kmer, uint64_t count) { ... });
+//
+// Built with CMake: find_package(kmerbloom) and link kmerbloom::kmerbloom
+// (test/example/ builds a program so against the installed library). The
+// library never prints or exits: errors are exceptions (common/error.hpp,
+// whose classes the command line maps to its exit codes). Each entry point
+// runs the threads its options ask for and joins them before it returns.
+#pragma once
+
+// InputError, OutputError, FilterFileError, BudgetError
+#include "common/error.hpp"
+// count_kmers: the solid k-mers, their histogram and statistics
+#include "count/counter.hpp"
+// merge_count_files: the k-mer merge of merge-counts
+#include "count/merge_counts.hpp"
+// estimate_kmers: distinct k-mers and the low histogram rows, sampled
+#include "estimate/cardinality.hpp"
+// build_filter, open_filter, query_reads, FilterCombiner: filter files (.kbf)
+#include "kbf/kbf.hpp"
+// filter_reads: digital normalization and weak-read trimming
+#include "normalize/read_filter.hpp"

@@ -1,0 +1,182 @@
+#include "cli/progress.hpp"
+
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <utility>
+
+#include "common/format.hpp"
+
+namespace kmerbloom {
+namespace {
+std::atomic<bool> g_line_open{false};  // see progress_line_open()
+static_assert(std::atomic<bool>::is_always_lock_free);
+}  // namespace
+
+bool progress_line_open() noexcept { return g_line_open.load(std::memory_order_relaxed); }
+
+std::string format_progress(const ProgressSnapshot& s, size_t width) {
+  // Fields in display order with a rank: the highest rank goes first when
+  // the line is too long.
+  std::vector<std::pair<std::string, int>> fields;
+  fields.emplace_back(s.pass, 0);
+  const double secs = s.elapsed > 0 ? s.elapsed : 0;
+  auto as_bytes = [](uint64_t v) { return format_quantity(static_cast<double>(v)) + (v < 1000 ? " B" : "B"); };
+  std::string bytes = as_bytes(s.bytes_done);
+  if (s.bytes_total > 0) {
+    const double share = std::min(1.0, static_cast<double>(s.bytes_done) / static_cast<double>(s.bytes_total));
+    char pct[16];
+    std::snprintf(pct, sizeof pct, " (%.0f%%)", std::floor(100 * share));
+    bytes += '/';
+    bytes += as_bytes(s.bytes_total);
+    bytes += pct;
+  } else {
+    bytes += " read";
+  }
+  fields.emplace_back(bytes, 1);
+  if (secs >= 0.05) {
+    fields.emplace_back(format_quantity(static_cast<double>(s.reads) / secs) + " reads/s", 5);
+    fields.emplace_back(format_quantity(static_cast<double>(s.kmers) / secs) + " k-mers/s", 6);
+  }
+  fields.emplace_back(format_duration(secs) + " elapsed", 4);
+  if (s.bytes_total > 0 && s.bytes_done >= s.bytes_total) {
+    fields.emplace_back("finishing", 2);  // all read; the workers drain the last batches
+  } else if (s.bytes_total > 0 && s.bytes_done > 0 && secs >= 1.0) {
+    const double left = secs * static_cast<double>(s.bytes_total - s.bytes_done) / static_cast<double>(s.bytes_done);
+    fields.emplace_back(format_duration(left) + " left", 2);
+  }
+  auto join = [&] {
+    std::string line;
+    for (const auto& [text, rank] : fields) {
+      if (!line.empty()) line += "  ";
+      line += text;
+    }
+    return line;
+  };
+  std::string line = join();
+  while (line.size() > width && fields.size() > 1) {
+    auto drop = std::max_element(fields.begin(), fields.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    fields.erase(drop);
+    line = join();
+  }
+  if (line.size() > width) line.resize(width);
+  return line;
+}
+
+bool progress_wanted(FILE* out, int force) {
+  if (force != 0) return force > 0 && out != nullptr;
+  return out != nullptr && ::isatty(::fileno(out)) == 1;
+}
+
+ProgressMeter::ProgressMeter(FILE* out, bool enabled, ProgressOptions options)
+    : out_(out), enabled_(enabled && out != nullptr), options_(options) {
+  if (!enabled_) return;
+  terminal_ = options_.style == ProgressStyle::terminal ||
+              (options_.style == ProgressStyle::automatic && ::isatty(::fileno(out_)) == 1);
+}
+
+ProgressMeter::~ProgressMeter() { stop(); }
+
+void ProgressMeter::start_pass(std::string name, const PipelineProgress* progress, uint64_t total_bytes) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  pass_ = std::move(name);
+  progress_ = progress;
+  total_override_ = total_bytes;
+  reads0_ = progress ? progress->records.load() : 0;
+  bases0_ = progress ? progress->bases.load() : 0;
+  raw_total0_ = progress ? progress->raw_total.load() : 0;
+  pass_start_ = std::chrono::steady_clock::now();
+  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+}
+
+void ProgressMeter::print_above(const std::function<void()>& emit) {
+  if (!enabled_ || !terminal_) {
+    emit();
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool was_shown = shown_;
+  clear_locked();
+  emit();
+  std::fflush(out_);
+  if (was_shown && !stopping_) draw_locked();
+}
+
+void ProgressMeter::stop() {
+  if (!enabled_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  clear_locked();
+}
+
+void ProgressMeter::run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto period = terminal_ ? options_.interval : options_.line_interval;
+  while (!stopping_) {
+    if (cv_.wait_for(lock, period, [this] { return stopping_; })) break;
+    draw_locked();
+  }
+}
+
+ProgressSnapshot ProgressMeter::snapshot_locked() const {
+  ProgressSnapshot s;
+  s.pass = pass_;
+  s.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start_).count();
+  if (!progress_) return s;
+  const uint64_t reads = progress_->records.load(), bases = progress_->bases.load();
+  s.reads = reads >= reads0_ ? reads - reads0_ : reads;
+  s.bases = bases >= bases0_ ? bases - bases0_ : bases;
+  // raw_bytes restarts with each pass but keeps the last pass's value until
+  // the first batch of the new one is read.
+  s.bytes_done = s.reads > 0 ? progress_->raw_bytes.load() : 0;
+  const uint64_t raw_total = progress_->raw_total.load();
+  s.bytes_total = total_override_ ? total_override_ : raw_total >= raw_total0_ ? raw_total - raw_total0_ : raw_total;
+  const uint64_t overlap = s.reads * (options_.k > 0 ? options_.k - 1 : 0);
+  s.kmers = s.bases > overlap ? s.bases - overlap : 0;
+  return s;
+}
+
+void ProgressMeter::draw_locked() {
+  if (!progress_ && pass_.empty()) return;
+  const ProgressSnapshot s = snapshot_locked();
+  if (terminal_) {
+    size_t width = options_.width;
+    if (width == 0) {
+      winsize ws{};
+      width = ::ioctl(::fileno(out_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    }
+    // One column short of the edge: a full line would wrap on some terminals.
+    std::string line(1, '\r');
+    line += format_progress(s, width > 1 ? width - 1 : 1);
+    line += "\x1b[K";
+    std::fwrite(line.data(), 1, line.size(), out_);
+    shown_ = true;
+    g_line_open.store(true, std::memory_order_relaxed);
+  } else {
+    const std::string line = format_progress(s, options_.width ? options_.width : 200) + "\n";
+    std::fwrite(line.data(), 1, line.size(), out_);
+  }
+  std::fflush(out_);
+}
+
+void ProgressMeter::clear_locked() {
+  if (!shown_) return;
+  std::fputs("\r\x1b[K", out_);
+  std::fflush(out_);
+  shown_ = false;
+  g_line_open.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace kmerbloom

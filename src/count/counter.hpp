@@ -1,0 +1,174 @@
+// kmerbloom count: the engine behind the subcommand, callable without argv.
+//
+// The input is read once: each read is cut into super-k-mers (runs of
+// k-mers sharing a minimizer, kmer/minimizer.hpp), which go 2-bit packed into
+// one of P minimizer partitions, held in memory within a budget and spooled
+// to a temporary file beyond it (count/spool.hpp). Each partition is then
+// counted on its own, its filter and table in a core's cache, and the
+// partitions' sorted solid k-mers are merged into the sorted output.
+// docs/partitioned-counting.md gives the design. Three ways to count a
+// partition:
+//  - gate none: every k-mer goes into the exact table (min_count == 1, or on
+//    request).
+//  - Bloom gate, exact (default): the first sighting of a k-mer goes into the
+//    partition's scalable Bloom filter (and a list of turned-away k-mers), a
+//    k-mer the filter has seen is counted in its table; each turned-away
+//    k-mer is then looked up once, adding its sighting to its key. Counts and
+//    the whole histogram are exact (partition_count.hpp).
+//  - Bloom gate, one pass (--one-pass): counts are table count + 1, the
+//    sighting the gate held back; a singleton that hit a false positive
+//    leaks through with count 2 (the expected number is reported).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "seqio/pipeline.hpp"
+
+namespace kmerbloom {
+
+enum class GateMode { automatic, none, bloom };
+
+// Default compound Bloom false-positive rate with one pass, where a false
+// positive lets a singleton through as a solid k-mer. (Exact mode picks the
+// rate that needs the least memory; see plan() in counter.cpp.)
+inline constexpr double kOnePassFpr = 0.001;
+
+struct CountOptions {
+  std::vector<std::string> inputs;  // paths, "-" for stdin
+  unsigned k = 31;
+  bool canonical = true;
+  uint32_t min_count = 2;  // k-mers below are not reported
+  uint32_t max_count = std::numeric_limits<uint32_t>::max();
+  unsigned threads = 1;
+  uint64_t histo_max = 10000;   // dense histogram rows 1..histo_max, then one overflow row
+  uint64_t expected_kmers = 0;  // distinct k-mers expected; 0 = estimate them
+  uint64_t batch_bases = 1u << 19;
+  GateMode gate = GateMode::automatic;  // automatic: Bloom gate when min_count >= 2
+  bool one_pass = false;
+  double fpr = 0;               // Bloom target false-positive rate; 0 = default for the mode
+  double bloom_growth = 2.0;
+  // Scatter/gather: count only the k-mers of partition `partition` out of
+  // `partitions` (by partition_of); the partitions are disjoint and together
+  // hold every k-mer, so their outputs merge into the unpartitioned result.
+  uint32_t partition = 0;
+  uint32_t partitions = 1;
+  uint64_t max_memory = 0;  // bytes; 0 = no budget
+  std::string tmp_dir = {};  // temporary files; empty: $TMPDIR, else /tmp
+  // Testing: temporary files count as a full disk past this many bytes.
+  uint64_t tmp_disk_limit = ~uint64_t{0};
+  // Exact mode: a thread keeps at most this many bytes of a partition's
+  // turned-away first sightings (8 a k-mer for k <= 31); a partition with
+  // more is recounted (a second read of its occurrences) instead, so a
+  // skewed partition cannot take more memory than this.
+  uint64_t first_sightings_bytes = uint64_t{2} << 20;
+
+  // Throws std::invalid_argument naming the first bad option.
+  void validate() const;
+  bool gated() const { return gate == GateMode::bloom || (gate == GateMode::automatic && min_count >= 2); }
+  // True if some input cannot be read twice (stdin, a FIFO, a device: is_stream).
+  bool has_stream_input() const;
+
+};
+
+struct BloomReport {
+  bool used = false;
+  bool one_pass = false;
+  double target_fpr = 0;
+  double estimated_fpr = 0;         // compound, from the final fill
+  uint64_t bytes = 0;
+  uint64_t keys_inserted = 0;       // first sightings
+  uint64_t gate_rejected = 0;       // occurrences the gate kept out of the table
+  double expected_leaked = 0;       // one pass: singletons expected to pass as count 2
+  struct Layer {
+    uint64_t capacity, bits, keys, bits_set;
+    unsigned hashes;
+    double target_fpr, estimated_fpr;
+  };
+  std::vector<Layer> layers;
+};
+
+// The sizing pass: a sampled estimate of the spectrum read before counting.
+struct SizingReport {
+  bool ran = false;
+  double distinct = 0;          // F0 estimate
+  double singletons = 0;        // f1 estimate
+  double relative_std_error = 0;
+  bool exact = false;           // the sample held every distinct k-mer: distinct is a count
+  uint64_t bloom_capacity = 0;  // keys the first Bloom layer was sized for
+  uint64_t table_keys = 0;      // keys the table was sized for
+  double fpr = 0;               // Bloom target compound rate used
+  double first_layer_share = 0; // share of it the first layer takes (0: the classic split)
+  uint64_t planned_bytes = 0;   // filter + table + buffers, as planned
+  std::string source;           // "estimate", "--expected" or "default"
+};
+
+// The minimizer partitions.
+struct PartitionReport {
+  uint32_t count = 0;           // partitions
+  unsigned minimizer = 0;       // minimizer length
+  double mean_kmers = 0;        // k-mer occurrences per partition
+  uint64_t max_kmers = 0;       // in the most loaded partition
+  uint32_t max_index = 0;       // which one
+  uint64_t max_table_keys = 0;  // its table keys
+  uint64_t max_bloom_capacity = 0;  // its first Bloom layer's capacity
+};
+
+// Where the partitions' data waited between the passes.
+struct SpoolReport {
+  std::string dir;              // temporary files
+  uint64_t memory_budget = 0;   // bytes kept in memory at most
+  uint64_t memory_peak = 0;     // bytes kept in memory at once, at most
+  uint64_t disk_bytes = 0;      // bytes written to temporary files
+};
+
+struct CountResult {
+  InputSummary input;
+  SizingReport sizing;
+  uint64_t distinct = 0;    // distinct k-mers (estimated when singletons_estimated)
+  uint64_t solid = 0;       // reported: min_count <= count <= max_count
+  uint64_t singletons = 0;  // distinct k-mers seen once (estimated when singletons_estimated)
+  bool singletons_estimated = false;
+  std::string singletons_method;
+  uint64_t max_count = 0;   // largest count of any k-mer
+  // histogram[c] = number of distinct k-mers seen exactly c times, for
+  // 1 <= c <= histo_max; histogram[histo_max + 1] = those seen more often.
+  std::vector<uint64_t> histogram;
+  uint64_t table_bytes = 0;
+  uint64_t table_capacity = 0;
+  uint64_t table_keys = 0;
+  double table_load = 0;
+  unsigned passes = 1;      // reads of the input
+  BloomReport bloom;        // layers summed over the partitions' filters
+  PartitionReport partitions;
+  SpoolReport spool;
+  std::vector<double> pass_seconds;
+};
+
+// The partition (0..partitions-1) of a k-mer with hash h = hash_kmer(kmer):
+// a second mix, so that a partition's k-mers still spread over the whole table
+// (placed by the top bits of h) and over all the one-pass filters (low bits).
+inline uint32_t partition_of(uint64_t h, uint32_t partitions) {
+  const __uint128_t x = static_cast<__uint128_t>(h * 0x9e3779b97f4a7c15ULL ^ (h >> 29)) * partitions;
+  return static_cast<uint32_t>(x >> 64);
+}
+
+// Receives reported k-mers in increasing lexicographic order.
+using KmerSink = std::function<void(std::string_view kmer, uint64_t count)>;
+
+struct CountHooks {
+  std::function<void(const std::string&)> log;   // details for -v
+  std::function<void(const std::string&)> info;  // notes a user should see
+  std::function<void(const std::string&)> pass;  // a new pass begins (its name)
+  PipelineProgress* progress = nullptr;
+};
+
+CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks = {});
+
+}  // namespace kmerbloom

@@ -1,0 +1,398 @@
+// count_kmers(): read once into minimizer partitions, count each partition in
+// cache, merge the partitions' sorted solid k-mers. docs/partitioned-counting.md
+// tells the design and its measurements.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <tuple>
+
+#include "count/bins.hpp"
+#include "count/plan.hpp"
+#include "count/spool.hpp"
+#include "count/counter.hpp"
+#include "kmer/minimizer.hpp"
+#include "seqio/pipeline.hpp"
+#include "seqio/paths.hpp"
+#include "count/bin_file.hpp"
+#include "count/partition_count.hpp"
+#include "count/scatter.hpp"
+
+namespace kmerbloom {
+namespace {
+
+using detail::LoadedPartition;
+using detail::PartitionCounter;
+using detail::PartitionOutcome;
+using detail::PartitionStore;
+using detail::ThreadTotals;
+using detail::scatter_input;
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
+
+// The pilot: partitions counted first, one after the other, until they hold
+// this many k-mer occurrences; their ratio of distinct k-mers (and of table
+// keys) to occurrences sizes every other partition's filter and table.
+constexpr uint64_t kPilotKmers = uint64_t{1} << 20;
+
+template <class W>
+class Engine {
+ public:
+  Engine(const CountOptions& o, const CountHooks& hooks) : o_(o), hooks_(hooks) {}
+
+  CountResult run(const KmerSink& sink) {
+    CountResult r;
+    CountEstimate est;
+    open_bins();
+    if (!files_.empty()) {
+      est.from_bins = true;
+      est.bins = static_cast<uint32_t>(bins_.size());
+    } else if (!o_.has_stream_input()) {
+      est.input_bytes = input_bytes_total(o_.inputs);
+    }
+    plan_ = plan_count(o_, est);
+    SpoolOptions so;
+    so.dir = plan_.tmp_dir;
+    so.memory_budget = plan_.spool_memory;
+    so.slot_bytes = plan_.block_bytes;
+    so.disk_limit = o_.tmp_disk_limit;
+    Spool spool(so);
+    PartitionStore store(plan_.partitions, spool);
+    log("plan: " + std::to_string(plan_.partitions) + " partitions, minimizers of " +
+        std::to_string(plan_.minimizer) + " bases, " + megabytes(plan_.spool_memory) + " of spool memory, then " +
+        spool.dir());
+
+    auto t0 = Clock::now();
+    if (files_.empty()) {
+      pass("pass 1: reading the input into " + std::to_string(plan_.partitions) + " partitions");
+      PipelineProgress own;
+      kmers_ = scatter_input(o_, plan_, store, hooks_.progress ? *hooks_.progress : own, r.input);
+    } else {
+      pass("pass 1: " + std::to_string(bins_.size()) + " bins of " + std::to_string(files_.size()) + " bin files");
+      kmers_.assign(bins_.size(), 0);
+      for (const detail::BinFile& f : files_) {
+        r.input.reads += f.header().reads;
+        r.input.bases += f.header().bases;
+        r.input.bases_skipped += f.header().bases_skipped;
+        for (size_t p = 0; p < bins_.size(); ++p) kmers_[p] += f.bin(bins_[p]).kmers;
+      }
+    }
+    r.pass_seconds.push_back(seconds_since(t0));
+    log("pass 1: " + std::to_string(r.input.reads) + " reads, " + megabytes(spool.disk_bytes()) +
+        " to temporary files");
+
+    t0 = Clock::now();
+    pass("pass 2: counting the partitions");
+    runs_.resize(plan_.partitions);
+    outcomes_.resize(plan_.partitions);
+    count_partitions(store, r);
+    r.pass_seconds.push_back(seconds_since(t0));
+
+    t0 = Clock::now();
+    pass("pass 3: merging the partitions' sorted k-mers");
+    merge(spool, sink, r);
+    r.pass_seconds.push_back(seconds_since(t0));
+    r.passes = 1;
+    finish(r, spool);
+    return r;
+  }
+
+ private:
+  void log(const std::string& s) const {
+    if (hooks_.log) hooks_.log(s);
+  }
+  void pass(const std::string& s) const {
+    if (hooks_.pass) hooks_.pass(s);
+  }
+
+  // Inputs that are bin files (all of them or none): open and check them,
+  // and keep the bins of --partition I/N (b mod N = I). The counter then
+  // takes every k-mer of those bins.
+  void open_bins() {
+    const size_t binned = static_cast<size_t>(std::count_if(o_.inputs.begin(), o_.inputs.end(), is_bin_file));
+    if (binned == 0) return;
+    if (binned != o_.inputs.size())
+      throw std::invalid_argument("the inputs mix bin files (kmerbloom bin) and reads: count one or the other");
+    for (const std::string& path : o_.inputs) {
+      files_.emplace_back(path);
+      const detail::BinHeader& h = files_.back().header();
+      const detail::BinHeader& first = files_.front().header();
+      if (h.k != o_.k)
+        throw std::invalid_argument(path + ": binned with k = " + std::to_string(h.k) + ", but -k is " + std::to_string(o_.k));
+      if ((h.canonical != 0) != o_.canonical)
+        throw std::invalid_argument(path + (h.canonical ? ": binned canonical, but --no-canonical is given"
+                                                        : ": binned with --no-canonical, which count needs too"));
+      if (h.bins != first.bins)
+        throw std::invalid_argument(path + ": " + std::to_string(h.bins) + " bins, but " + files_.front().path() +
+                                    " has " + std::to_string(first.bins) + " (bin every chunk with the same --bins)");
+    }
+    const uint32_t total = files_.front().header().bins;
+    for (uint32_t b = o_.partition; b < total; b += o_.partitions) bins_.push_back(b);
+    if (bins_.empty())
+      throw std::invalid_argument("--partition " + std::to_string(o_.partition) + "/" + std::to_string(o_.partitions) +
+                                  " takes no bin of " + std::to_string(total) + ": use at most " +
+                                  std::to_string(total) + " partitions");
+    o_.partition = 0;  // the bins are the share: every k-mer in them counts
+    o_.partitions = 1;
+  }
+
+  // The pilot partitions, then the others on all threads.
+  void count_partitions(PartitionStore& store, CountResult& r) {
+    totals_.assign(o_.threads, ThreadTotals{});
+    const uint32_t parts = plan_.partitions;
+    uint64_t total = 0;
+    for (const uint64_t n : kmers_) total += n;
+    uint32_t pilot = 0;
+    uint64_t pilot_kmers = 0;
+    if (o_.expected_kmers) {
+      distinct_ratio_ = total ? static_cast<double>(o_.expected_kmers) / static_cast<double>(total) : 1.0;
+      table_ratio_ = distinct_ratio_ * (plan_.gated ? 0.3 : 1.0);
+    } else {
+      distinct_ratio_ = 1.0;
+      table_ratio_ = 0.25;
+      PartitionCounter<W> counter(o_, plan_, totals_[0]);
+      LoadedPartition part;
+      std::vector<std::pair<W, uint32_t>> solid;
+      uint64_t distinct = 0, keys = 0;
+      for (; pilot < parts && pilot_kmers < kPilotKmers; ++pilot) {
+        count_one(store, counter, pilot, part, solid);
+        const PartitionOutcome& po = outcomes_[pilot];
+        pilot_kmers += po.kmers;
+        distinct += plan_.one_pass ? static_cast<uint64_t>(po.f0) : po.distinct;
+        keys += po.table_keys;
+      }
+      if (pilot_kmers) {
+        distinct_ratio_ = static_cast<double>(distinct) / static_cast<double>(pilot_kmers);
+        table_ratio_ = static_cast<double>(keys) / static_cast<double>(pilot_kmers);
+      }
+    }
+    sizing(r, total, pilot, pilot_kmers);
+    std::atomic<uint32_t> next{pilot};
+    std::atomic<bool> failed{false};
+    std::mutex error_mu;
+    std::exception_ptr error;
+    auto work = [&](unsigned id) {
+      try {
+        PartitionCounter<W> counter(o_, plan_, totals_[id]);
+        LoadedPartition part;
+        std::vector<std::pair<W, uint32_t>> solid;
+        for (uint32_t p; !failed && (p = next.fetch_add(1)) < parts;) count_one(store, counter, p, part, solid);
+      } catch (...) {
+        std::lock_guard lock(error_mu);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned id = 1; id < o_.threads; ++id) threads.emplace_back(work, id);
+    work(0);
+    for (auto& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
+    log_growth();
+  }
+
+  // -v: the chains that grew, by layer (their first layers were sized too small).
+  void log_growth() const {
+    for (size_t layer = 2;; ++layer) {
+      uint32_t grown = 0;
+      for (const PartitionOutcome& po : outcomes_) grown += po.layers >= layer;
+      if (grown == 0) return;
+      log("Bloom gate: layer " + std::to_string(layer) + " added in " + std::to_string(grown) + " of " +
+          std::to_string(plan_.partitions) + " partitions");
+    }
+  }
+
+  void count_one(PartitionStore& store, PartitionCounter<W>& counter, uint32_t p, LoadedPartition& part,
+                 std::vector<std::pair<W, uint32_t>>& solid) {
+    if (files_.empty()) {
+      detail::load_partition(store, p, part);
+    } else {
+      part.data.clear();
+      part.fragments.clear();
+      for (size_t i = 0; i < files_.size(); ++i) files_[i].append_bin(bins_[p], i, part);
+    }
+    solid.clear();
+    outcomes_[p] = counter.count(part, size_partition(kmers_[p], distinct_ratio_, table_ratio_), solid);
+    write_run(store.spool(), p, solid);
+  }
+
+  // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
+  void write_run(Spool& spool, uint32_t p, const std::vector<std::pair<W, uint32_t>>& solid) {
+    constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
+    // Blocks no larger than the data blocks, so that they fit the pool's slots.
+    const size_t per_block = std::min(plan_.block_bytes, kRunBlockBytes) / kEntry;
+    std::vector<uint8_t> buf;
+    for (size_t i = 0; i < solid.size(); i += per_block) {
+      const size_t n = std::min(per_block, solid.size() - i);
+      buf.resize(n * kEntry);
+      for (size_t j = 0; j < n; ++j) {
+        std::memcpy(buf.data() + j * kEntry, &solid[i + j].first, sizeof(W));
+        std::memcpy(buf.data() + j * kEntry + sizeof(W), &solid[i + j].second, sizeof(uint32_t));
+      }
+      runs_[p].push_back(spool.put(buf.data(), static_cast<uint32_t>(buf.size())));
+    }
+  }
+
+  void sizing(CountResult& r, uint64_t total, uint32_t pilot, uint64_t pilot_kmers) {
+    SizingReport& z = r.sizing;
+    z.ran = true;
+    z.source = o_.expected_kmers ? "--expected" : "pilot partitions";
+    z.distinct = distinct_ratio_ * static_cast<double>(total);
+    z.exact = pilot == plan_.partitions && !plan_.one_pass;
+    z.relative_std_error = pilot_kmers ? 1 / std::sqrt(std::max(1.0, distinct_ratio_ * static_cast<double>(pilot_kmers))) : 0;
+    z.fpr = plan_.gated ? plan_.fpr : 0;
+    z.first_layer_share = plan_.gated ? plan_.first_share : 0;
+    z.planned_bytes = plan_.read_buffers + plan_.write_buffers + plan_.working_bytes + plan_.merge_buffers +
+                      plan_.spool_memory;
+    for (uint32_t p = 0; p < plan_.partitions; ++p) {
+      const PartitionSizing s = size_partition(kmers_[p], distinct_ratio_, table_ratio_);
+      z.bloom_capacity += plan_.gated ? s.bloom_capacity : 0;
+      z.table_keys += s.table_keys;
+    }
+    log("sizing: " + std::to_string(pilot) + " pilot partitions, " + std::to_string(std::llround(z.distinct)) +
+        " distinct k-mers expected");
+  }
+
+  // One cursor per partition's run, a heap of their heads.
+  void merge(Spool& spool, const KmerSink& sink, CountResult& r) {
+    constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
+    struct Cursor {
+      size_t block = 0, at = 0;
+      std::vector<uint8_t> buf;
+    };
+    std::vector<Cursor> cursors(plan_.partitions);
+    using Head = std::tuple<W, uint32_t, uint32_t>;  // key, count, partition
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
+    auto advance = [&](uint32_t p) {
+      Cursor& c = cursors[p];
+      if (c.at == c.buf.size()) {
+        if (c.block == runs_[p].size()) return;
+        Spool::Block& b = runs_[p][c.block++];
+        c.buf.resize(b.size);
+        spool.read(b, c.buf.data());
+        spool.release(b);
+        c.at = 0;
+      }
+      W key;
+      uint32_t count;
+      std::memcpy(static_cast<void*>(&key), c.buf.data() + c.at, sizeof(W));
+      std::memcpy(&count, c.buf.data() + c.at + sizeof(W), sizeof count);
+      c.at += kEntry;
+      heap.emplace(key, count, p);
+    };
+    for (uint32_t p = 0; p < plan_.partitions; ++p) advance(p);
+    const uint32_t bonus = plan_.one_pass ? 1 : 0;
+    std::string text(o_.k, 'A');
+    while (!heap.empty()) {
+      const auto [key, count, p] = heap.top();
+      heap.pop();
+      decode_kmer_to(key, o_.k, text.data());
+      ++r.solid;
+      sink(text, uint64_t{count} + bonus);
+      advance(p);
+    }
+  }
+
+  void finish(CountResult& r, const Spool& spool);
+
+  CountOptions o_;
+  const CountHooks& hooks_;
+  std::vector<detail::BinFile> files_;  // bin files given as the input
+  std::vector<uint32_t> bins_;          // partition p counts bin bins_[p] of each
+  CountPlan plan_;
+  std::vector<uint64_t> kmers_;  // occurrences spooled per partition
+  std::vector<PartitionOutcome> outcomes_;
+  std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
+  std::vector<ThreadTotals> totals_;
+  double distinct_ratio_ = 1, table_ratio_ = 1;
+};
+
+// Sums in partition order (floating point too), histogram, statistics.
+template <class W>
+void Engine<W>::finish(CountResult& r, const Spool& spool) {
+  r.histogram.assign(o_.histo_max + 2, 0);
+  BloomReport& b = r.bloom;
+  std::vector<uint64_t> with_layer;
+  for (const ThreadTotals& t : totals_) {
+    for (size_t c = 0; c < r.histogram.size(); ++c) r.histogram[c] += t.histogram[c];
+    r.max_count = std::max(r.max_count, t.max_count);
+    r.table_capacity += t.table_capacity;
+    r.table_bytes += t.table_bytes;
+    b.bytes += t.bloom_bytes;
+    b.keys_inserted += t.keys_inserted;
+    b.gate_rejected += t.gate_rejected;
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+      if (b.layers.size() <= i) {
+        b.layers.push_back({0, 0, 0, 0, t.layers[i].hashes, t.layers[i].target_fpr, 0});
+        with_layer.push_back(0);
+      }
+      BloomReport::Layer& l = b.layers[i];
+      l.capacity += t.layers[i].capacity;
+      l.bits += t.layers[i].bits;
+      l.keys += t.layers[i].keys;
+      l.bits_set += t.layers[i].bits_set;
+      l.estimated_fpr += t.layers[i].estimated_fpr;
+      with_layer[i] += t.with_layer[i];
+    }
+  }
+  for (size_t i = 0; i < b.layers.size(); ++i) b.layers[i].estimated_fpr /= static_cast<double>(with_layer[i]);
+  double f0 = 0;
+  uint64_t counted = 0;
+  PartitionReport& pr = r.partitions;
+  pr.count = plan_.partitions;
+  pr.minimizer = plan_.minimizer;
+  for (uint32_t p = 0; p < plan_.partitions; ++p) {
+    const PartitionOutcome& po = outcomes_[p];
+    r.input.kmers += po.kmers;
+    r.distinct += po.distinct;
+    r.table_keys += po.table_keys;
+    f0 += po.f0;
+    b.expected_leaked += po.leaked;
+    counted += po.distinct;
+    if (po.kmers > pr.max_kmers || p == 0) {
+      pr.max_kmers = po.kmers;
+      pr.max_index = p;
+      pr.max_table_keys = po.table_keys;
+      pr.max_bloom_capacity = po.bloom_capacity;
+    }
+  }
+  pr.mean_kmers = static_cast<double>(r.input.kmers) / plan_.partitions;
+  r.table_load = r.table_capacity ? static_cast<double>(r.table_keys) / static_cast<double>(r.table_capacity) : 0;
+  b.used = plan_.gated;
+  b.one_pass = plan_.one_pass;
+  b.target_fpr = plan_.gated ? plan_.fpr : 0;
+  double pass = 1;  // the compound rate a new k-mer met, averaged over the partitions' layers
+  for (const auto& l : b.layers) pass *= 1 - l.estimated_fpr;
+  b.estimated_fpr = 1 - pass;
+  if (plan_.one_pass) {
+    const auto singletons = static_cast<uint64_t>(std::llround(std::max(0.0, f0 - static_cast<double>(counted))));
+    r.histogram[1] = singletons;
+    r.distinct = counted + singletons;
+    r.singletons_estimated = true;
+    r.singletons_method =
+        "distinct k-mers estimated from the fill of each partition's Bloom filter, minus the k-mers counted at "
+        "least twice";
+  }
+  r.singletons = r.histogram[1];
+  SpoolReport& s = r.spool;
+  s.dir = spool.dir();
+  s.memory_budget = spool.memory_budget();
+  s.memory_peak = spool.memory_peak();
+  s.disk_bytes = spool.disk_bytes();
+}
+
+}  // namespace
+
+CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks) {
+  options.validate();
+  return dispatch_kmer_width(options.k, [&]<class W>() { return Engine<W>(options, hooks).run(sink); });
+}
+
+}  // namespace kmerbloom

@@ -1,0 +1,315 @@
+// Counting one partition: its k-mers go through the partition's own Bloom
+// filter and table (both small enough for a core's L2 cache), read from the
+// partition's super-k-mers in memory, once.
+//
+//  - gated, exact: the gate puts a k-mer's first sighting into the filter and
+//    counts a k-mer the filter has seen in the table, from that sighting on.
+//    The k-mers the gate turned away (a k-mer is turned away at most once: at
+//    its first sighting, which sets its bits) are kept, and looked up once
+//    the partition is read: a table key among them was seen once more than
+//    its table count; a table key not among them got in at its first
+//    sighting (a false positive) and has its count; a turned-away k-mer in no
+//    key was seen once. So every count is exact, and so is histogram row 1,
+//    with one lookup per distinct k-mer instead of a second read of every
+//    occurrence. A partition with more turned-away k-mers than
+//    CountOptions::first_sightings_bytes holds is recounted instead (the
+//    table's keys counted again over every occurrence), which bounds a skewed
+//    partition's memory.
+//  - gated, one pass: the same gate; a reported count is the table count + 1.
+//  - no gate: every k-mer is counted in the table.
+//
+// Thread safety: a PartitionCounter belongs to one thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "bloom/bloom.hpp"
+#include "count/partition_table.hpp"
+#include "count/plan.hpp"
+#include "count/counter.hpp"
+#include "kmer/kmer.hpp"
+#include "count/scatter.hpp"
+
+namespace kmerbloom::detail {
+
+// What one partition gave, kept by partition index so that sums over
+// partitions (floating point ones too) come out the same for any thread count.
+struct PartitionOutcome {
+  uint64_t kmers = 0;     // occurrences counted (after --partition I/N)
+  uint64_t distinct = 0;  // exact when not one pass
+  double f0 = 0;          // one pass: distinct k-mers estimated from the filter's fill
+  double leaked = 0;      // one pass: expected singletons leaked
+  size_t layers = 0;      // of the filter
+  uint64_t table_keys = 0;
+  uint64_t bloom_capacity = 0;  // the first layer's
+};
+
+// Sums over the partitions one thread counted (integers: any order).
+struct ThreadTotals {
+  std::vector<uint64_t> histogram;
+  uint64_t max_count = 0;
+  uint64_t table_capacity = 0, table_bytes = 0;  // capacity summed, bytes of the largest
+  uint64_t bloom_bytes = 0;                       // of the largest
+  uint64_t keys_inserted = 0, gate_rejected = 0;
+  std::vector<BloomReport::Layer> layers;  // summed; estimated_fpr summed, divided later
+  std::vector<uint64_t> with_layer;        // partitions with layer i
+};
+
+// The model false-positive rate a new key meets in a chain now: the full
+// earlier layers, and the newest at its current number of keys, tabulated
+// per layer (kSteps points per capacity, to 1.5x) and interpolated.
+class ChainRate {
+ public:
+  void reset() {
+    tables_.clear();
+    pass_before_ = 1;
+  }
+  double operator()(const ScalableBloom& b) {
+    if (tables_.size() != b.layers()) extend(b);
+    const BloomLayerInfo li = b.layer_info(b.layers() - 1, false);
+    const std::vector<double>& t = tables_.back();
+    const double x = static_cast<double>(li.keys) / static_cast<double>(li.capacity) * kSteps;
+    const auto at = std::min(static_cast<size_t>(x), t.size() - 2);
+    const double own = t[at] + (t[at + 1] - t[at]) * std::min(1.0, x - static_cast<double>(at));
+    return 1 - pass_before_ * (1 - own);
+  }
+
+ private:
+  static constexpr unsigned kSteps = 16;
+  void extend(const ScalableBloom& b) {
+    while (tables_.size() < b.layers()) {
+      const size_t i = tables_.size();
+      if (i > 0) {  // layer i - 1 is full now
+        const BlockedBloom& f = b.layer(i - 1);
+        pass_before_ *= 1 - BlockedBloom::expected_fpr(b.layer_info(i - 1, false).keys, f.blocks(), f.hashes());
+      }
+      const BlockedBloom& f = b.layer(i);
+      const uint64_t capacity = b.layer_info(i, false).capacity;
+      std::vector<double> t;
+      for (unsigned s = 0; s <= kSteps * 3 / 2; ++s)
+        t.push_back(BlockedBloom::expected_fpr(capacity * s / kSteps, f.blocks(), f.hashes()));
+      tables_.push_back(std::move(t));
+    }
+  }
+  std::vector<std::vector<double>> tables_;
+  double pass_before_ = 1;
+};
+
+template <class W>
+class PartitionCounter {
+ public:
+  PartitionCounter(const CountOptions& o, const CountPlan& plan, ThreadTotals& totals)
+      : o_(o), plan_(plan), t_(totals), shape_(o.k, o.canonical) {
+    if (t_.histogram.empty()) t_.histogram.assign(o.histo_max + 2, 0);
+  }
+
+  // Counts `part`; appends its reported k-mers, sorted, with their table
+  // counts (one pass: one less than reported) to `solid`.
+  PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size,
+                         std::vector<std::pair<W, uint32_t>>& solid) {
+    PartitionOutcome out;
+    table_.reset(size.table_keys);
+    out.bloom_capacity = size.bloom_capacity;
+    if (!plan_.gated) {
+      out.kmers = each_kmer(part, [&](W km, uint64_t h) { table_.add_count(table_.insert(km, h)); });
+    } else {
+      ScalableBloomParams bp;
+      bp.fpr = plan_.fpr;
+      bp.first_share = plan_.first_share;
+      bp.growth = o_.bloom_growth;
+      bp.initial_capacity = size.bloom_capacity;
+      ScalableBloom bloom(bp);
+      out.kmers = gate(part, bloom);
+      if (plan_.one_pass) {
+        out.f0 = bloom.estimated_keys();
+        out.leaked = expected_leaks();
+      } else {
+        const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
+        t_.histogram[1] += once;
+        out.distinct += once;
+      }
+      report_bloom(bloom);
+      out.layers = bloom.layers();
+    }
+    out.table_keys = table_.size();
+    t_.table_capacity += table_.capacity();
+    t_.table_bytes = std::max(t_.table_bytes, table_.bytes());
+    collect(out, solid);
+    return out;
+  }
+
+ private:
+  // f(kmer, hash) for each k-mer of the partition (of --partition I/N's
+  // share), in input order; returns how many.
+  template <class F>
+  uint64_t each_kmer(const LoadedPartition& part, F&& f) {
+    const W mask = shape_.mask;
+    const unsigned top = shape_.top, k = shape_.k;
+    const bool canonical = shape_.canonical, scatter = o_.partitions > 1;
+    uint64_t n = 0;
+    for_each_record(part, k, [&](const uint8_t* code, unsigned len) {
+      W fw = 0, rc = 0;
+      for (unsigned i = 0; i < len; ++i) {
+        const unsigned b = (code[i >> 2] >> (6 - 2 * (i & 3))) & 3;
+        fw = ((fw << 2) | b) & mask;
+        rc = (rc >> 2) | (W(3 - b) << top);
+        if (i + 1 < k) continue;
+        const W km = canonical && rc < fw ? rc : fw;
+        const uint64_t h = hash_kmer(km);
+        if (scatter && partition_of(h, o_.partitions) != o_.partition) continue;
+        ++n;
+        f(km, h);
+      }
+    });
+    return n;
+  }
+
+  // each_kmer, with f called kAhead k-mers late, in the same order: the
+  // table slots and filter blocks of the k-mers in between are prefetched
+  // (pf(hash)) meanwhile, so that their loads overlap.
+  template <class Prefetch, class F>
+  uint64_t each_kmer_prefetched(const LoadedPartition& part, Prefetch&& pf, F&& f) {
+    constexpr uint64_t kAhead = 8;
+    std::pair<W, uint64_t> ring[kAhead];
+    uint64_t i = 0;
+    const uint64_t n = each_kmer(part, [&](W km, uint64_t h) {
+      pf(h);
+      auto& slot = ring[i % kAhead];
+      if (i >= kAhead) f(slot.first, slot.second);
+      slot = {km, h};
+      ++i;
+    });
+    for (uint64_t j = i > kAhead ? i - kAhead : 0; j < i; ++j) f(ring[j % kAhead].first, ring[j % kAhead].second);
+    return n;
+  }
+
+  // The partition through the gate, counting the table's keys; returns the
+  // occurrences seen.
+  uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
+    const bool one_pass = plan_.one_pass;
+    uint64_t rejected = 0;
+    fresh_.clear();
+    turned_away_.clear();
+    list_full_ = false;
+    const uint64_t list_cap = o_.first_sightings_bytes / sizeof(W);
+    rate_.reset();
+    const auto prefetch = [&](uint64_t h) {
+      table_.prefetch(h);
+      bloom.prefetch(h);
+    };
+    const uint64_t n = each_kmer_prefetched(part, prefetch, [&](W km, uint64_t h) {
+      const uint64_t slot = table_.find(km, h);
+      if (slot != PartitionTable<W>::kNone) {
+        table_.add_count(slot);
+      } else if (bloom.test_and_set(h)) {
+        table_.add_count(table_.insert(km, h));
+      } else {
+        ++rejected;
+        if (one_pass) {
+          fresh_.emplace_back(km, static_cast<float>(rate_(bloom)));  // the rate it met: r before its insertion
+        } else if (!list_full_ && turned_away_.size() < list_cap) {
+          turned_away_.push_back(km);
+        } else if (!list_full_) {  // too many: recount this partition instead
+          list_full_ = true;
+          turned_away_.clear();
+        }
+      }
+    });
+    t_.gate_rejected += rejected;
+    return n;
+  }
+
+  // Exact mode when the list was full: every occurrence again, counting the
+  // table's keys from zero; returns the occurrences no key holds (seen once).
+  uint64_t recount(const LoadedPartition& part) {
+    table_.zero_counts();
+    uint64_t once = 0;
+    each_kmer_prefetched(part, [&](uint64_t h) { table_.prefetch(h); }, [&](W km, uint64_t h) {
+      const uint64_t slot = table_.find(km, h);
+      if (slot == PartitionTable<W>::kNone) ++once;
+      else table_.add_count(slot);
+    });
+    return once;
+  }
+
+  // Exact mode, once the gate has seen the partition: adds its turned-away
+  // first sighting to every key that had one; returns the turned-away k-mers
+  // that no key holds (seen once).
+  uint64_t settle_turned_away() {
+    constexpr size_t kAhead = 8;
+    const size_t n = turned_away_.size();
+    uint64_t once = 0, ring[kAhead];  // each k-mer hashed once, kAhead ahead of its look-up
+    for (size_t i = 0; i < std::min(n, kAhead); ++i) table_.prefetch(ring[i] = hash_kmer(turned_away_[i]));
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t h = ring[i % kAhead];
+      if (i + kAhead < n) table_.prefetch(ring[i % kAhead] = hash_kmer(turned_away_[i + kAhead]));
+      const W km = turned_away_[i];
+      const uint64_t slot = table_.find(km, h);
+      if (slot == PartitionTable<W>::kNone) ++once;
+      else table_.add_count(slot);
+    }
+    return once;
+  }
+
+  // One pass: a singleton leaks when its only sighting meets a false
+  // positive. The singletons the filter took in are the fresh keys that never
+  // reached the table; each stands for 1 / (1 - r) singletons met at its rate
+  // r, of which r / (1 - r) leaked (the estimate is the same for any thread
+  // count: the partition is read in input order).
+  double expected_leaks() const {
+    double sum = 0;
+    for (const auto& [km, r] : fresh_)
+      if (table_.find(km, hash_kmer(km)) == PartitionTable<W>::kNone) sum += r / (1 - r);
+    return sum;
+  }
+
+  void report_bloom(const ScalableBloom& bloom) {
+    t_.keys_inserted += bloom.keys_inserted();
+    t_.bloom_bytes = std::max(t_.bloom_bytes, bloom.bytes());
+    for (size_t i = 0; i < bloom.layers(); ++i) {
+      const BloomLayerInfo li = bloom.layer_info(i, true);
+      if (t_.layers.size() <= i) {
+        t_.layers.push_back({0, 0, 0, 0, li.hashes, li.target_fpr, 0});
+        t_.with_layer.push_back(0);
+      }
+      BloomReport::Layer& l = t_.layers[i];
+      l.capacity += li.capacity;
+      l.bits += li.bits;
+      l.keys += li.keys;
+      l.bits_set += li.bits_set;
+      l.estimated_fpr += li.estimated_fpr;
+      ++t_.with_layer[i];
+    }
+  }
+
+  // Histogram rows and the reported k-mers, sorted.
+  void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
+    const uint32_t bonus = plan_.one_pass ? 1 : 0;
+    const uint64_t top = o_.histo_max + 1;
+    const size_t first = solid.size();
+    table_.for_each([&](W km, uint32_t c) {
+      const uint64_t n = uint64_t{c} + bonus;
+      ++out.distinct;
+      t_.max_count = std::max(t_.max_count, n);
+      ++t_.histogram[std::min(n, top)];
+      if (n >= o_.min_count && n <= o_.max_count) solid.emplace_back(km, c);  // the bonus is added on output
+    });
+    std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+
+  const CountOptions& o_;
+  const CountPlan& plan_;
+  ThreadTotals& t_;
+  KmerShape<W> shape_;
+  PartitionTable<W> table_;
+  ChainRate rate_;
+  std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
+  std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
+  bool list_full_ = false;                  // exact: more than first_sightings_bytes: recount
+};
+
+}  // namespace kmerbloom::detail

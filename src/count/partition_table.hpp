@@ -1,0 +1,118 @@
+// A small exact count table for one partition, used by one thread.
+//
+// Open addressing, linear probing from the top bits of hash_kmer(key), keys
+// and 32-bit counts in parallel arrays, capacity a power of two, at most 70%
+// full (it doubles past that). The all-ones word is the empty marker: no
+// k-mer (at most 32 bases a 64-bit word, less one) has its top two bits set.
+// Sized for one partition it stays within a core's L2 cache, so it needs no
+// prefetching and no atomics. Counts saturate at 2^32 - 1.
+//
+// Thread safety: none; one table per thread, reset() between partitions
+// reuses its memory.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "kmer/hash.hpp"
+
+namespace kmerbloom {
+
+template <class W>
+class PartitionTable {
+ public:
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  static constexpr double kMaxLoad = 0.7;
+
+  explicit PartitionTable(uint64_t expected_keys = 0) { reset(expected_keys); }
+
+  // Empties the table, sized for expected_keys.
+  void reset(uint64_t expected_keys) {
+    const uint64_t want = std::bit_ceil(std::max<uint64_t>(64, static_cast<uint64_t>(static_cast<double>(expected_keys) / kMaxLoad) + 1));
+    keys_.assign(want, kEmpty);
+    counts_.assign(want, 0);
+    set_capacity(want);
+    size_ = 0;
+  }
+
+  // Slot of key, or kNone.
+  uint64_t find(W key, uint64_t hash) const {
+    for (uint64_t i = hash >> shift_;; i = (i + 1) & mask_) {
+      if (keys_[i] == key) return i;
+      if (keys_[i] == kEmpty) return kNone;
+    }
+  }
+
+  // Slot of key, inserted with count 0 if absent.
+  uint64_t insert(W key, uint64_t hash) {
+    if (size_ + 1 > limit_) grow();
+    uint64_t i = hash >> shift_;
+    for (;; i = (i + 1) & mask_) {
+      if (keys_[i] == key) return i;
+      if (keys_[i] == kEmpty) break;
+    }
+    keys_[i] = key;
+    ++size_;
+    return i;
+  }
+
+  // Starts loading the home slot of a key with this hash (and its count).
+  void prefetch(uint64_t hash) const {
+    __builtin_prefetch(keys_.data() + (hash >> shift_));
+    __builtin_prefetch(counts_.data() + (hash >> shift_));
+  }
+
+  void add_count(uint64_t slot, uint32_t n = 1) {
+    uint32_t& c = counts_[slot];
+    c = c > std::numeric_limits<uint32_t>::max() - n ? std::numeric_limits<uint32_t>::max() : c + n;
+  }
+  uint32_t count_at(uint64_t slot) const { return counts_[slot]; }
+  void zero_counts() { std::fill(counts_.begin(), counts_.end(), 0); }
+
+  // f(key, count) for every key, in slot order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (uint64_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != kEmpty) f(keys_[i], counts_[i]);
+  }
+
+  uint64_t size() const { return size_; }
+  uint64_t capacity() const { return keys_.size(); }
+  uint64_t bytes() const { return keys_.size() * (sizeof(W) + sizeof(uint32_t)); }
+
+ private:
+  static constexpr W kEmpty = ~W{0};
+
+  void set_capacity(uint64_t slots) {
+    mask_ = slots - 1;
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots));
+    limit_ = static_cast<uint64_t>(static_cast<double>(slots) * kMaxLoad);
+  }
+
+  // Hash of a stored key: the table keeps no hashes.
+  void grow() {
+    std::vector<W> keys(keys_.size() * 2, kEmpty);
+    std::vector<uint32_t> counts(keys.size(), 0);
+    std::swap(keys, keys_);
+    std::swap(counts, counts_);
+    set_capacity(keys_.size());
+    for (uint64_t j = 0; j < keys.size(); ++j) {
+      if (keys[j] == kEmpty) continue;
+      uint64_t i = hash_kmer(keys[j]) >> shift_;
+      while (keys_[i] != kEmpty) i = (i + 1) & mask_;
+      keys_[i] = keys[j];
+      counts_[i] = counts[j];
+    }
+  }
+
+  std::vector<W> keys_;
+  std::vector<uint32_t> counts_;
+  uint64_t mask_ = 0, limit_ = 0, size_ = 0;
+  unsigned shift_ = 64;
+};
+
+}  // namespace kmerbloom

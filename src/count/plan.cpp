@@ -1,0 +1,80 @@
+#include "count/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "count/spool.hpp"
+#include "kmer/minimizer.hpp"
+
+namespace kmerbloom {
+namespace {
+
+std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
+
+// About 1 MiB of compressed input (some 1.2 M k-mer occurrences of gzip
+// FASTQ) per partition for k <= 31, at least 64: on the E. coli sets (5 M
+// solid k-mers at 30x and at 100x) one partition's filter and table then stay
+// within a core's L2 cache (4 MiB here). A table slot takes the key's words
+// and a 32-bit count (12 bytes for k <= 31, 68 at k = 255): the partitions
+// grow with it, so that a partition's table keeps its size. 256 partitions
+// (times that factor) when the size is unknown.
+uint32_t partitions_for(uint64_t input_bytes, unsigned k) {
+  const uint64_t p = input_bytes == 0 ? 256 : (input_bytes + (1u << 20) - 1) >> 20;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(p * partition_factor(k), 64, 4096));
+}
+
+// A worker's write buffer per partition: 8 MiB over all of them, 4 to 64 KiB.
+uint32_t block_bytes_for(unsigned threads, uint32_t partitions) {
+  const uint64_t b = (uint64_t{8} << 20) / (uint64_t{threads} * partitions);
+  return static_cast<uint32_t>(std::clamp<uint64_t>(b, 4u << 10, 64u << 10));
+}
+
+}  // namespace
+
+unsigned partition_factor(unsigned k) {
+  const unsigned key_bytes = k <= 31 ? 8 : k <= 63 ? 16 : k <= 127 ? 32 : 64;
+  return (key_bytes + 4 + 11) / 12;
+}
+
+CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
+  CountPlan p;
+  p.gated = o.gated();
+  p.one_pass = p.gated && o.one_pass;
+  p.partitions = e.bins ? e.bins : partitions_for(e.input_bytes, o.k);
+  p.minimizer = minimizer_length(o.k);
+  p.fpr = o.fpr > 0 ? o.fpr : p.one_pass ? kOnePassFpr : kExactFpr;
+  p.first_share = 0.8;
+  p.block_bytes = block_bytes_for(o.threads, p.partitions);
+  p.tmp_dir = Spool::resolve_dir(o.tmp_dir);
+  // Batches in flight (threads + 2, arena up to twice the bases) and per
+  // worker its scratch, thread stack and allocator arena.
+  p.read_buffers = e.from_bins ? 0 : (o.threads + 2) * o.batch_bases * 2 + o.threads * (8u << 20);
+  p.write_buffers = e.from_bins ? 0 : uint64_t{o.threads} * p.partitions * p.block_bytes;
+  p.working_bytes = uint64_t{o.threads} * (4u << 20);
+  p.merge_buffers = uint64_t{p.partitions} * kRunBlockBytes;
+  const uint64_t fixed = p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers;
+  if (!o.max_memory) {
+    p.spool_memory = kDefaultSpoolMemory;
+    return p;
+  }
+  // At least 1 MB of spool memory, for the blocks in flight.
+  if (fixed + (1u << 20) > o.max_memory)
+    throw BudgetError("cannot count in " + megabytes(o.max_memory) + ": the buffers of " + std::to_string(o.threads) +
+                      " threads alone need " + megabytes(fixed + (1u << 20)) + " (reading " +
+                      megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
+                      megabytes(p.write_buffers + p.merge_buffers) + ", counting " + megabytes(p.working_bytes) +
+                      "); raise -M or use fewer threads (-t)");
+  p.spool_memory = o.max_memory - fixed;
+  return p;
+}
+
+PartitionSizing size_partition(uint64_t occurrences, double distinct_ratio, double table_ratio) {
+  auto spread = [](double x) { return static_cast<uint64_t>(std::ceil(x + 3 * std::sqrt(x))); };
+  const double n = static_cast<double>(occurrences);
+  PartitionSizing s;
+  s.bloom_capacity = std::max<uint64_t>(64, spread(n * std::clamp(distinct_ratio, 0.0, 1.0)));
+  s.table_keys = std::max<uint64_t>(64, spread(n * std::clamp(table_ratio, 0.0, 1.0)));
+  return s;
+}
+
+}  // namespace kmerbloom

@@ -1,0 +1,179 @@
+#include "count/scatter.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "seqio/paths.hpp"
+#include "kmer/kmer.hpp"
+#include "kmer/minimizer.hpp"
+
+namespace kmerbloom::detail {
+namespace {
+std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
+}  // namespace
+
+PartitionStore::PartitionStore(uint32_t partitions, Spool& spool) : spool_(spool), parts_(partitions) {}
+
+void PartitionStore::add_block(uint32_t p, const uint8_t* data, uint32_t size) {
+  Spool::Block b = spool_.put(data, size);
+  Part& part = parts_[p];
+  std::lock_guard lock(part.mu);
+  part.blocks.push_back(std::move(b));
+  part.bytes += size;
+}
+
+std::vector<Spool::Block> PartitionStore::take(uint32_t p) {
+  Part& part = parts_[p];
+  std::lock_guard lock(part.mu);
+  return std::move(part.blocks);
+}
+
+PartitionWriter::PartitionWriter(PartitionStore& store, uint32_t block_bytes, unsigned k)
+    : store_(store),
+      block_bytes_(block_bytes),
+      k_(k),
+      buffers_(store.partitions()),
+      open_(store.partitions(), 0),
+      numbers_(store.partitions(), 0),
+      kmers_(store.partitions(), 0) {}
+
+void PartitionWriter::begin_batch(uint64_t serial) { serial_ = serial; }
+
+void PartitionWriter::add(uint32_t p, std::string_view bases) {
+  const auto len = static_cast<uint32_t>(bases.size());
+  const uint32_t record = 1 + (len + 3) / 4;
+  std::vector<uint8_t>& buf = buffers_[p];
+  if (buf.capacity() < block_bytes_) buf.reserve(block_bytes_);
+  if (buf.size() + record + (open_[p] ? 0 : sizeof(FragmentHeader)) > block_bytes_) {
+    close(p);
+    flush(p);
+  }
+  if (!open_[p]) {
+    if (numbers_[p] == 0) touched_.push_back(p);
+    const FragmentHeader h{serial_, numbers_[p]++, 0};
+    open_[p] = static_cast<uint32_t>(buf.size()) + 1;
+    buf.resize(buf.size() + sizeof h);
+    std::memcpy(buf.data() + open_[p] - 1, &h, sizeof h);
+  }
+  const size_t at = buf.size();
+  buf.resize(at + record, 0);
+  uint8_t* out = buf.data() + at;
+  *out++ = static_cast<uint8_t>(len - k_);  // k-mers less one
+  for (uint32_t i = 0; i < len; ++i)
+    out[i >> 2] |= static_cast<uint8_t>(kBaseCode[static_cast<uint8_t>(bases[i])] << (6 - 2 * (i & 3)));
+  kmers_[p] += len - k_ + 1;
+}
+
+// Writes the open fragment's payload size into its header.
+void PartitionWriter::close(uint32_t p) {
+  if (!open_[p]) return;
+  std::vector<uint8_t>& buf = buffers_[p];
+  const size_t at = open_[p] - 1;
+  const auto bytes = static_cast<uint32_t>(buf.size() - at - sizeof(FragmentHeader));
+  std::memcpy(buf.data() + at + offsetof(FragmentHeader, bytes), &bytes, sizeof bytes);
+  open_[p] = 0;
+}
+
+void PartitionWriter::flush(uint32_t p) {
+  std::vector<uint8_t>& buf = buffers_[p];
+  if (buf.empty()) return;
+  store_.add_block(p, buf.data(), static_cast<uint32_t>(buf.size()));
+  buf.clear();
+}
+
+void PartitionWriter::end_batch() {
+  for (const uint32_t p : touched_) {
+    close(p);
+    numbers_[p] = 0;
+  }
+  touched_.clear();
+}
+
+void PartitionWriter::finish() {
+  end_batch();
+  for (uint32_t p = 0; p < buffers_.size(); ++p) {
+    flush(p);
+    std::vector<uint8_t>().swap(buffers_[p]);
+  }
+}
+
+void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out) {
+  std::vector<Spool::Block> blocks = store.take(p);
+  uint64_t total = 0;
+  for (const auto& b : blocks) total += b.size;
+  out.data.resize(total);
+  out.fragments.clear();
+  uint64_t at = 0;
+  for (auto& b : blocks) {
+    store.spool().read(b, out.data.data() + at);
+    store.spool().release(b);
+    const uint64_t end = at + b.size;
+    while (at < end) {
+      FragmentHeader h;
+      std::memcpy(&h, out.data.data() + at, sizeof h);
+      out.fragments.push_back({h.serial, h.number, h.bytes, at + sizeof h});
+      at += sizeof h + h.bytes;
+    }
+  }
+  std::sort(out.fragments.begin(), out.fragments.end(), [](const auto& a, const auto& b) {
+    return a.serial != b.serial ? a.serial < b.serial : a.number < b.number;
+  });
+}
+
+std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan, PartitionStore& store,
+                                    PipelineProgress& progress, InputSummary& sum) {
+  std::vector<std::unique_ptr<PartitionWriter>> writers;
+  std::vector<SuperKmerSplitter> splitters;
+  std::vector<InputSummary> sums(o.threads);
+  for (unsigned i = 0; i < o.threads; ++i) {
+    writers.push_back(std::make_unique<PartitionWriter>(store, plan.block_bytes, o.k));
+    splitters.emplace_back(o.k, plan.minimizer, o.canonical);
+  }
+  PipelineOptions popt;
+  popt.workers = o.threads;
+  popt.batch_bases = o.batch_bases;
+  popt.piece_k = o.k;
+  const uint32_t parts = plan.partitions;
+  try {
+    run_pipeline(
+        o.inputs, popt,
+        [&](const RecordBatch& batch, unsigned id) {
+          PartitionWriter& w = *writers[id];
+          InputSummary& s = sums[id];
+          w.begin_batch(batch.serial);
+          for (size_t i = 0; i < batch.size(); ++i) {
+            const std::string_view seq = batch.seq(i);
+            s.add_record(batch, i);
+            splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
+              w.add(minimizer_partition(minimizer, parts), seq.substr(begin, len));
+            });
+          }
+          w.end_batch();
+        },
+        &progress);
+    for (auto& w : writers) w->finish();
+  } catch (const SpoolError& e) {
+    if (!e.disk_full()) throw;
+    // Project what the spool takes in (memory and disk) over the whole
+    // input, every file and not only those opened so far, from the share
+    // read; the disk holds all of it but the memory budget.
+    const Spool& spool = store.spool();
+    const uint64_t read = progress.raw_bytes.load(), total = input_bytes_total(o.inputs);
+    const double taken = static_cast<double>(e.written() + spool.memory_bytes());
+    const double projected = read ? taken * static_cast<double>(total) / static_cast<double>(read) : 0;
+    const uint64_t disk = static_cast<uint64_t>(std::max(projected - static_cast<double>(spool.memory_budget()),
+                                                         static_cast<double>(e.written())));
+    const std::string need = total && read ? ", about " + megabytes(disk) + " needed" : "";
+    throw SpoolError(e.dir() + ": no space left for temporary files (" + megabytes(e.written()) + " written" + need +
+                         "); free space there, choose another directory with --tmp-dir, or raise -M",
+                     e.dir(), e.written(), true);
+  }
+  std::vector<uint64_t> kmers(parts, 0);
+  for (unsigned i = 0; i < o.threads; ++i) {
+    sum.add(sums[i]);
+    for (uint32_t p = 0; p < parts; ++p) kmers[p] += writers[i]->kmers()[p];
+  }
+  return kmers;
+}
+
+}  // namespace kmerbloom::detail

@@ -1,0 +1,120 @@
+// The single read of the input: every read is cut into super-k-mers, which
+// go 2-bit packed into their minimizer's partition, in the spool.
+//
+// Spooled format. A partition is a list of spool blocks; a block holds
+// fragments, each a 16-byte header {serial of the input batch, fragment
+// number within that batch and partition, payload bytes} and its payload:
+// records of one length byte (k-mers less one: the record holds k - 1 + n
+// bases for its n k-mers, 1 <= n <= kMaxSuperKmerKmers) and the bases packed
+// four to a byte, first base in the top bits. Which worker took which
+// batch, and so the order of the blocks, depends on the threads; sorting a
+// partition's fragments by (serial, number) gives back input order, so a
+// partition is counted in the same order whatever the thread count.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "count/plan.hpp"
+#include "count/spool.hpp"
+#include "seqio/pipeline.hpp"
+
+namespace kmerbloom::detail {
+
+struct FragmentHeader {
+  uint64_t serial;
+  uint32_t number;
+  uint32_t bytes;
+};
+static_assert(sizeof(FragmentHeader) == 16);
+
+// Every partition's blocks. Thread-safe.
+class PartitionStore {
+ public:
+  PartitionStore(uint32_t partitions, Spool& spool);
+  void add_block(uint32_t p, const uint8_t* data, uint32_t size);
+  // Moves partition p's blocks out (the store forgets them).
+  std::vector<Spool::Block> take(uint32_t p);
+  uint64_t bytes(uint32_t p) const { return parts_[p].bytes; }
+  uint32_t partitions() const { return static_cast<uint32_t>(parts_.size()); }
+  Spool& spool() { return spool_; }
+
+ private:
+  struct Part {
+    std::mutex mu;
+    std::vector<Spool::Block> blocks;
+    uint64_t bytes = 0;
+  };
+  Spool& spool_;
+  std::vector<Part> parts_;
+};
+
+// One worker's write buffers, one per partition, flushed to the store when
+// full and at the end. Not thread-safe: one per worker.
+class PartitionWriter {
+ public:
+  PartitionWriter(PartitionStore& store, uint32_t block_bytes, unsigned k);
+  void begin_batch(uint64_t serial);
+  // Appends a super-k-mer (bases ACGTU, either case) to partition p.
+  void add(uint32_t p, std::string_view bases);
+  void end_batch();
+  // Flushes every buffer; the writer is then empty.
+  void finish();
+  // K-mer occurrences added per partition.
+  const std::vector<uint64_t>& kmers() const { return kmers_; }
+
+ private:
+  void close(uint32_t p);
+  void flush(uint32_t p);
+
+  PartitionStore& store_;
+  uint32_t block_bytes_;
+  unsigned k_;
+  uint64_t serial_ = 0;
+  std::vector<std::vector<uint8_t>> buffers_;
+  std::vector<uint32_t> open_;     // offset of the open fragment's header + 1, 0 when none
+  std::vector<uint32_t> numbers_;  // next fragment number in this batch
+  std::vector<uint32_t> touched_;  // partitions with a fragment in this batch
+  std::vector<uint64_t> kmers_;
+};
+
+// A partition read back: its bytes and its fragments in input order.
+struct LoadedPartition {
+  std::vector<uint8_t> data;
+  struct Fragment {
+    uint64_t serial;
+    uint32_t number;
+    uint32_t bytes;
+    uint64_t offset;  // payload offset in data
+  };
+  std::vector<Fragment> fragments;
+};
+
+// Reads partition p back (freeing its spool memory) into `out`.
+void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out);
+
+// f(code, length) for each record of the partition (k-mers of length k), in
+// input order: `code` points to length bases packed four to a byte.
+template <class F>
+void for_each_record(const LoadedPartition& part, unsigned k, F&& f) {
+  for (const LoadedPartition::Fragment& fr : part.fragments) {
+    const uint8_t* p = part.data.data() + fr.offset;
+    const uint8_t* end = p + fr.bytes;
+    while (p < end) {
+      const unsigned len = k + *p++;
+      f(p, len);
+      p += (len + 3) / 4;
+    }
+  }
+}
+
+// The single read: every read of o.inputs cut into super-k-mers, into the
+// store's plan.partitions partitions. Returns k-mer occurrences per
+// partition; adds reads and bases to `sum`. A full temporary disk is a
+// SpoolError that says how much more is needed.
+std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan, PartitionStore& store,
+                                    PipelineProgress& progress, InputSummary& sum);
+
+}  // namespace kmerbloom::detail

@@ -1,0 +1,178 @@
+// KFF, the k-mer file format (Dufresne et al., Bioinformatics 2022;
+// github.com/Kmer-File-Format/kff-reference): k-mer sets and their counts as
+// KMC (`kmc -okff`, `kmc_tools`), DSK, kmtricks and others exchange them.
+//
+// A KFF file is "KFF", a header (version, 2-bit nucleotide encoding, unique
+// and canonical flags, a free block), a list of sections and "KFF" again.
+// 'v' sections declare the variables of the sections after them (k, max,
+// data_size, m, ordered); 'r' sections hold blocks of a 2-bit packed sequence
+// (ceil(n / 4) bytes, big endian, right-aligned) of n + k - 1 bases, i.e. n
+// k-mers, each followed by data_size bytes of data per k-mer; 'm' sections do
+// the same with a shared minimizer cut out of every block; 'i' sections index
+// the others. All integers are big endian.
+//
+// KffWriter writes what kmerbloom counts; KffReader and KffSortedReader read
+// any conforming file, KMC's included. Counts are the data bytes of a k-mer
+// read as a big-endian integer (1 to 8 bytes; a file without data,
+// data_size = 0, gives every k-mer the count 1).
+//
+// Errors: a malformed, truncated or unsupported file throws InputError,
+// "PATH: byte N (section 'r' at byte M): what", naming what kmerbloom cannot
+// take (k, encoding, version, data_size). Thread safety: one object is used by
+// one thread at a time; distinct objects are independent.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kmerbloom {
+
+class OutputFile;
+namespace detail {
+class ByteSource;  // seqio/decompress.hpp, private to the library
+}
+
+// KMC's encoding and kmerbloom's: A=0, C=1, G=2, T=3 (0b00'01'10'11), so packed
+// k-mers compare as their text does (A < C < G < T).
+inline constexpr uint8_t kKffEncodingACGT = 0x1b;
+// Longest k the reader takes (KFF sets no bound; kmerbloom's commands take less
+// and say so). Bounds the memory a forged file can ask for.
+inline constexpr uint64_t kKffMaxK = 1024;
+// Longest block sequence (n + k - 1 bases) the reader takes: 16 MiB of bases.
+inline constexpr uint64_t kKffMaxBlockBases = uint64_t{1} << 24;
+
+struct KffHeader {
+  uint8_t major = 0, minor = 0;
+  uint8_t encoding = kKffEncodingACGT;  // 2 bits each for A, C, G, T, A in the top bits
+  bool unique = false;                  // no k-mer appears twice
+  bool canonical = false;               // a k-mer and its reverse complement never both appear
+};
+
+// ------------------------------------------------------------------ writer
+
+struct KffWriterOptions {
+  unsigned k = 31;          // 1 to kKffMaxK
+  bool canonical = true;    // the header's canonical flag
+  uint64_t min_count = 2;   // recorded in the footer (KMC's min_count / max_count)
+  uint64_t max_count = UINT64_MAX;
+  // K-mers buffered per 'r' section: memory is about this times
+  // (ceil(k / 4) + 8) bytes, whatever the number of k-mers.
+  uint64_t section_kmers = uint64_t{1} << 17;
+};
+
+// Streams sorted, unique k-mers with counts into a KFF file laid out as KMC
+// writes it and kmc_tools reads it: encoding A,C,G,T; unique; one k-mer per
+// block (max = 1); 'ordered' sections; an index of every section after the
+// last one; a footer 'v' section (first_index, min_count, max_count,
+// counter_size, footer_size). Each section's counts take the fewest bytes that
+// hold its largest count ('v' sections change data_size between sections as
+// needed), and the footer's counter_size is the widest.
+//
+// The writer does not own `out` and never commits it: the caller commits after
+// finish(), so a failed run leaves no file behind.
+class KffWriter {
+ public:
+  KffWriter(OutputFile& out, const KffWriterOptions& options);
+  ~KffWriter();
+  KffWriter(const KffWriter&) = delete;
+  KffWriter& operator=(const KffWriter&) = delete;
+
+  // kmer: k bases of ACGT (upper case), strictly after the previous one;
+  // count >= 1. Throws std::invalid_argument otherwise (a caller's bug).
+  void add(std::string_view kmer, uint64_t count);
+  // Writes the last section, the index, the footer and the final signature.
+  void finish();
+  uint64_t kmers() const { return kmers_; }
+
+ private:
+  void flush_section();
+  void write_vars(const std::vector<std::pair<std::string, uint64_t>>& vars);
+  void emit(const void* data, size_t n);
+
+  OutputFile& out_;
+  KffWriterOptions o_;
+  size_t kmer_bytes_;
+  std::vector<uint8_t> packed_;  // buffered k-mers, kmer_bytes_ each
+  std::vector<uint64_t> counts_;
+  std::vector<uint8_t> last_;    // the previous k-mer, packed
+  uint64_t kmers_ = 0, written_ = 0;
+  unsigned scope_width_ = 0, widest_ = 0;  // data_size of the open scope, of the file
+  std::vector<std::pair<char, uint64_t>> sections_;  // type and offset of every section
+  bool finished_ = false;
+};
+
+// ------------------------------------------------------------------ readers
+
+// Reads a KFF file front to back: "-" is standard input; a gzip-compressed
+// file is read through. Every section is checked as it comes (type, the
+// variables it needs, sizes, encoding, index entries, the final signature and
+// nothing after it); the whole file is valid once next() has returned false.
+class KffReader {
+ public:
+  explicit KffReader(const std::string& path);
+  // Reads an input the library opened already (and may have peeked into).
+  explicit KffReader(std::unique_ptr<detail::ByteSource> source);
+  ~KffReader();
+  KffReader(const KffReader&) = delete;
+  KffReader& operator=(const KffReader&) = delete;
+
+  const KffHeader& header() const;
+  // The next k-mer (k bases of ACGT, valid until the next call) and its count.
+  // k-mers come in file order. False at the end of the file.
+  bool next(std::string_view& kmer, uint64_t& count);
+  // k of the section being read (0 before the first data section).
+  unsigned k() const;
+  // Throws InputError "PATH: byte N (section ...): what".
+  [[noreturn]] void fail(const std::string& what) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The k-mers of a KFF file in text order (A < C < G < T), as merge-counts
+// needs them. Sections are each sorted by their writers but not always in
+// order with one another (KMC writes one per bin): on a plain file every data
+// section gets its own cursor and they are merged; a stream (stdin, gzip) is
+// read front to back and must already be in order. Throws InputError naming the
+// file and the offending k-mers when a section is not in order.
+// Memory: buffer_bytes of read buffers in all (at least 4 KiB a section).
+class KffSortedReader {
+ public:
+  KffSortedReader(const std::string& path, size_t buffer_bytes);
+  // source: `path` opened already (and peeked into), read if it is a stream.
+  KffSortedReader(const std::string& path, std::unique_ptr<detail::ByteSource> source, size_t buffer_bytes);
+  ~KffSortedReader();
+  KffSortedReader(const KffSortedReader&) = delete;
+  KffSortedReader& operator=(const KffSortedReader&) = delete;
+
+  bool next(std::string_view& kmer, uint64_t& count);
+  // k of the k-mers read so far (0 before the first).
+  unsigned k() const { return k_; }
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  struct Cursor;
+  void advance(size_t i);
+  std::string path_;
+  std::vector<std::unique_ptr<Cursor>> cursors_;
+  std::vector<size_t> heap_;  // cursors with a k-mer, smallest k-mer on top
+  std::string current_;
+  unsigned k_ = 0;
+  bool started_ = false;
+};
+
+// True when the file starts with the KFF signature ("KFF"), after gzip
+// decompression; false for an empty or shorter file. Throws InputError if the
+// file cannot be opened. Reads a few bytes only; a stream (stdin, a FIFO)
+// gives false, as a look would take its bytes: open_count_file
+// (formats/count_file.hpp) tells KFF on any input, streams included.
+bool is_kff_file(const std::string& path);
+// The same on an open input, without consuming its bytes (ByteSource::peek).
+bool starts_as_kff(detail::ByteSource& source);
+
+}  // namespace kmerbloom

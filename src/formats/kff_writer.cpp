@@ -1,0 +1,128 @@
+// KffWriter: sorted k-mers and counts into a KFF file as kmc_tools reads it.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "formats/kff_format.hpp"
+#include "common/bases.hpp"
+#include "formats/kff.hpp"
+#include "formats/output.hpp"
+
+namespace kmerbloom {
+
+using namespace kff;
+
+KffWriter::KffWriter(OutputFile& out, const KffWriterOptions& options)
+    : out_(out), o_(options), kmer_bytes_(packed_bytes(options.k)) {
+  if (o_.k < 1 || o_.k > kKffMaxK)
+    throw std::invalid_argument("KFF: k = " + std::to_string(o_.k) + " outside 1.." + std::to_string(kKffMaxK));
+  if (o_.section_kmers < 1) throw std::invalid_argument("KFF: section_kmers must be at least 1");
+  packed_.reserve(kmer_bytes_ * std::min<uint64_t>(o_.section_kmers, uint64_t{1} << 16));
+  last_.assign(kmer_bytes_, 0);
+  const uint8_t header[] = {'K', 'F', 'F', kVersionMajor, kVersionMinor, kKffEncodingACGT,
+                            1,  // unique
+                            static_cast<uint8_t>(o_.canonical ? 1 : 0),
+                            0, 0, 0, 0};  // no free block
+  emit(header, sizeof header);
+}
+
+KffWriter::~KffWriter() = default;
+
+void KffWriter::emit(const void* data, size_t n) {
+  out_.write(std::string_view(static_cast<const char*>(data), n));
+  written_ += n;
+}
+
+void KffWriter::add(std::string_view kmer, uint64_t count) {
+  if (finished_) throw std::logic_error("KffWriter::add after finish");
+  if (kmer.size() != o_.k)
+    throw std::invalid_argument("KFF: k-mer of " + std::to_string(kmer.size()) + " bases, k is " + std::to_string(o_.k));
+  if (count == 0) throw std::invalid_argument("KFF: count 0 for " + std::string(kmer));
+  const size_t at = packed_.size();
+  packed_.resize(at + kmer_bytes_, 0);
+  uint8_t* p = packed_.data() + at;
+  // Right-aligned: the first byte holds the first (k - 1) % 4 + 1 bases.
+  size_t bit = 2 * (4 * kmer_bytes_ - o_.k);
+  for (const char c : kmer) {
+    const uint8_t code = kBaseCode[static_cast<unsigned char>(c)];
+    if (code > 3 || kBaseChar[code] != c) throw std::invalid_argument("KFF: not an ACGT k-mer: " + std::string(kmer));
+    p[bit / 8] = static_cast<uint8_t>(p[bit / 8] | code << (6 - bit % 8));
+    bit += 2;
+  }
+  if (kmers_ > 0 && std::memcmp(p, last_.data(), kmer_bytes_) <= 0)
+    throw std::invalid_argument("KFF: k-mers must come sorted and unique: " + std::string(kmer) + " is not after the one before");
+  std::memcpy(last_.data(), p, kmer_bytes_);
+  counts_.push_back(count);
+  ++kmers_;
+  if (counts_.size() >= o_.section_kmers) flush_section();
+}
+
+void KffWriter::write_vars(const std::vector<std::pair<std::string, uint64_t>>& vars) {
+  sections_.emplace_back('v', written_);
+  std::string s(1, 'v');
+  append_be(s, vars.size(), 8);
+  for (const auto& [name, value] : vars) {
+    s.append(name.c_str(), name.size() + 1);
+    append_be(s, value, 8);
+  }
+  emit(s.data(), s.size());
+}
+
+void KffWriter::flush_section() {
+  const uint64_t n = counts_.size();
+  uint64_t largest = 0;
+  for (const uint64_t c : counts_) largest = std::max(largest, c);
+  const unsigned width = std::max(1u, bytes_for(largest));
+  if (width != scope_width_) {
+    write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});
+    scope_width_ = width;
+    widest_ = std::max(widest_, width);
+  }
+  sections_.emplace_back('r', written_);
+  std::string s(1, 'r');
+  append_be(s, n, 8);
+  emit(s.data(), s.size());
+  // Blocks of up to 64 KiB at a time: k-mer, then its count.
+  s.clear();
+  for (uint64_t i = 0; i < n; ++i) {
+    s.append(reinterpret_cast<const char*>(packed_.data() + i * kmer_bytes_), kmer_bytes_);
+    append_be(s, counts_[i], width);
+    if (s.size() >= (size_t{1} << 16)) {
+      emit(s.data(), s.size());
+      s.clear();
+    }
+  }
+  emit(s.data(), s.size());
+  packed_.clear();
+  counts_.clear();
+}
+
+void KffWriter::finish() {
+  if (finished_) return;
+  if (!counts_.empty() || scope_width_ == 0) flush_section();  // no k-mers at all: one empty section
+  // Index of every section so far and of the footer, which follows it.
+  const uint64_t index_at = written_;
+  sections_.emplace_back('v', 0);  // the footer
+  const uint64_t index_end = index_at + 1 + 8 + 9 * sections_.size() + 8;
+  sections_.back().second = index_end;
+  std::string s(1, 'i');
+  append_be(s, sections_.size(), 8);
+  for (const auto& [type, at] : sections_) {
+    s.push_back(type);
+    append_be(s, at - index_end, 8);  // two's complement: negative for sections before the index
+  }
+  append_be(s, 0, 8);  // no further index
+  emit(s.data(), s.size());
+  sections_.pop_back();  // write_vars records the footer itself
+  std::vector<std::pair<std::string, uint64_t>> footer = {
+      {"first_index", index_at}, {"min_count", o_.min_count}, {"max_count", o_.max_count},
+      {"counter_size", widest_}, {"footer_size", 0}};
+  uint64_t size = 1 + 8;
+  for (const auto& v : footer) size += v.first.size() + 1 + 8;
+  footer.back().second = size;
+  write_vars(footer);
+  emit("KFF", 3);
+  finished_ = true;
+}
+
+}  // namespace kmerbloom

@@ -1,0 +1,81 @@
+// Output files that never leave a half-written result behind.
+//
+// A regular-file path is written to a temporary file in the same folder
+// (kmerbloom-tmp-XXXXXX: short, so that any name the file system takes for the
+// path fits) and renamed over the path by commit(); destroying an OutputFile that was not
+// committed removes the temporary file. A path that exists and is not a
+// regular file (/dev/stdout, /dev/full, a FIFO) is written in place: renaming
+// onto a device would replace the device. A symbolic link to a regular file
+// is followed, and the file it points to is replaced. "-" is standard output. A path
+// ending in ".gz" is written gzip-compressed (isa-l, fast level).
+//
+// Write errors (a full disk, no permission) throw OutputError naming the path.
+// A reader that went away (EPIPE: `kmerbloom count ... | head`) is not an
+// error: the rest of that output is discarded, and the other outputs of the
+// command are still written completely.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "common/error.hpp"
+
+namespace kmerbloom {
+
+class OutputFile {
+ public:
+  // gzip_by_name: a path ending in .gz is written gzip-compressed (off for
+  // binary formats of our own, such as filter files).
+  explicit OutputFile(const std::string& path, bool gzip_by_name = true);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::string_view data);
+  void put(char c) {
+    if (fill_ == kBuffer) flush_buffer();
+    buf_[fill_++] = c;
+  }
+  // Writes the decimal form of v.
+  void put_uint(uint64_t v);
+  // Space for n bytes (n <= 4096) that the caller fills and then commits with advance(n).
+  char* reserve(size_t n) {
+    if (kBuffer - fill_ < n) flush_buffer();
+    return buf_.get() + fill_;
+  }
+  void advance(size_t n) { fill_ += n; }
+
+  // Flushes, closes and moves the result into place. Throws OutputError.
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr size_t kBuffer = 1 << 20;
+  void flush_buffer();
+  void write_raw(const uint8_t* data, size_t n);
+  void close_fd();
+
+  struct Gzip;
+  std::string path_, temp_, rename_to_;
+  int fd_ = -1;
+  bool own_fd_ = true, committed_ = false;
+  bool reader_gone_ = false;  // EPIPE seen: further bytes are dropped
+  std::unique_ptr<char[]> buf_;
+  size_t fill_ = 0;
+  std::unique_ptr<Gzip> gz_;
+};
+
+// Checks, before anything is read, that OutputFile(path) would succeed: "-"
+// passes; a directory fails; a path written in place (a device, a FIFO) must
+// be writable; otherwise a temporary file is created beside the result and
+// removed at once. Throws OutputError naming the path, as OutputFile does.
+void check_output_file(const std::string& path);
+
+// Removes every temporary output file still open; safe to call from a signal
+// handler (it only calls unlink on paths registered beforehand).
+void remove_temporary_outputs() noexcept;
+
+}  // namespace kmerbloom

@@ -1,0 +1,108 @@
+// Minimizers and super-k-mers: how the counter splits reads into partitions.
+//
+// The minimizer of a k-mer is its m-mer (m <= k) of smallest hash, the m-mers
+// taken canonical (the smaller of an m-mer and its reverse complement) when
+// the k-mers are: a k-mer and its reverse complement then hold the same set of
+// m-mers and get the same minimizer, so every occurrence of a canonical k-mer
+// lands in the same partition. The order is a hash order, not lexicographic
+// (poly-A would otherwise collect a share of the k-mers far above 1/P).
+// A super-k-mer is a maximal run of consecutive k-mers of a read with the same
+// minimizer, cut at kMaxSuperKmerKmers k-mers; it is stored once for all its
+// k-mers (k - 1 + n bases for n k-mers). The cap counts k-mers, not bases, so
+// that a long k still puts many k-mers in one super-k-mer.
+//
+// Thread safety: a SuperKmerSplitter keeps scratch space; one per thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "kmer/hash.hpp"
+#include "kmer/kmer.hpp"
+
+namespace kmerbloom {
+
+inline constexpr unsigned kDefaultMinimizerLength = 11;
+inline constexpr unsigned kMaxSuperKmerKmers = 256;  // n - 1 fits the one-byte length of a spooled record
+
+// Minimizer length for k: kDefaultMinimizerLength, or k itself when smaller.
+constexpr unsigned minimizer_length(unsigned k) { return std::min(k, kDefaultMinimizerLength); }
+
+// The hash that orders m-mers (seeded apart from hash_kmer).
+constexpr uint64_t minimizer_hash(uint64_t mmer) { return mix64(mmer ^ 0x5bd1e9955bd1e995ULL); }
+
+// The partition (0..partitions-1) of a minimizer hash: minimizer hashes are
+// minima, so their high bits are mostly zero; mix again before the fastrange.
+constexpr uint32_t minimizer_partition(uint64_t minimizer, uint32_t partitions) {
+  return static_cast<uint32_t>((static_cast<u128>(mix64(minimizer + 0x9e3779b97f4a7c15ULL)) * partitions) >> 64);
+}
+
+class SuperKmerSplitter {
+ public:
+  // k in [1, kMaxK], m in [1, min(k, 31)].
+  SuperKmerSplitter(unsigned k, unsigned m, bool canonical)
+      : k_(k), m_(m), canonical_(canonical), mask_((uint64_t{1} << (2 * m)) - 1) {}
+
+  unsigned k() const { return k_; }
+  unsigned m() const { return m_; }
+
+  // Calls f(begin, length, minimizer) for each super-k-mer of seq, left to
+  // right: seq.substr(begin, length) holds its bases (ACGTU only, either
+  // case), length in [k, k - 1 + kMaxSuperKmerKmers]. Every k-mer that
+  // for_each_kmer yields on seq lies in exactly one super-k-mer, in order.
+  template <class F>
+  void split(std::string_view seq, F&& f) {
+    size_t i = 0;
+    const size_t n = seq.size();
+    while (i < n) {
+      while (i < n && kBaseCode[static_cast<uint8_t>(seq[i])] > 3) ++i;
+      size_t j = i;
+      while (j < n && kBaseCode[static_cast<uint8_t>(seq[j])] <= 3) ++j;
+      if (j - i >= k_) split_run(seq.data() + i, j - i, i, f);
+      i = j;
+    }
+  }
+
+ private:
+  // One run of `len` bases, all ACGT, at offset `at` of the read.
+  template <class F>
+  void split_run(const char* s, size_t len, size_t at, F& f) {
+    hashes_.resize(len - m_ + 1);
+    uint64_t fw = 0, rc = 0;
+    const unsigned top = 2 * (m_ - 1);
+    for (size_t p = 0; p < len; ++p) {
+      const uint64_t b = kBaseCode[static_cast<uint8_t>(s[p])];
+      fw = ((fw << 2) | b) & mask_;
+      rc = (rc >> 2) | ((3 - b) << top);
+      if (p + 1 >= m_) hashes_[p + 1 - m_] = minimizer_hash(canonical_ && rc < fw ? rc : fw);
+    }
+    const size_t w = k_ - m_ + 1;  // m-mers in a k-mer
+    const size_t kmers = len - k_ + 1;
+    const size_t max_kmers = kMaxSuperKmerKmers;
+    const uint64_t* h = hashes_.data();
+    size_t best = static_cast<size_t>(std::min_element(h, h + w) - h);
+    size_t first = 0;  // first k-mer of the current super-k-mer
+    for (size_t j = 1; j < kmers; ++j) {
+      const uint64_t current = h[best];
+      if (best < j) {
+        best = static_cast<size_t>(std::min_element(h + j, h + j + w) - h);
+      } else if (h[j + w - 1] < h[best]) {
+        best = j + w - 1;
+      }
+      if (h[best] != current || j - first == max_kmers) {
+        f(at + first, j - first + k_ - 1, current);
+        first = j;
+      }
+    }
+    f(at + first, kmers - first + k_ - 1, h[best]);
+  }
+
+  unsigned k_, m_;
+  bool canonical_;
+  uint64_t mask_;
+  std::vector<uint64_t> hashes_;
+};
+
+}  // namespace kmerbloom

@@ -1,0 +1,185 @@
+// kmerbloom filter: the engine behind the subcommand, callable without argv.
+//
+// Keeps the reads worth giving to a de novo assembler, in input order:
+// digital normalization (default: a read is kept while the median abundance
+// of its k-mers among the reads kept so far is below target_coverage, the
+// abundances in a GatedSketch: a Bloom filter gate keeps
+// the k-mers seen once out of a count-min sketch; one pass), weak k-mer handling (weak = drop
+// or trim: reads with a k-mer seen fewer than min_count times in the whole
+// input are dropped or cut before it; the counts from a first pass of
+// count_kmers or from a `kmerbloom count` file), and reads without a k-mer
+// dropped as "short". The rules, khmer's and ours side by side:
+// docs/normaliser-sketch.md.
+//
+// Pairs stay pairs: two files read in lockstep (paired_files) or one file
+// whose records alternate mate 1, mate 2 (interleaved). Mates must have the
+// same name up to the first space or tab, a trailing "/1" or "/2" aside, and
+// the two files the same number of records; otherwise InputError naming the
+// file and the record number (1-based). Both mates are kept or dropped
+// together (a trimmed mate is cut on its own; if either mate is dropped for
+// weak k-mers or length, the pair is).
+//
+// Output records: FASTQ as 4 lines ("@" NAME, sequence, "+", quality), FASTA
+// as 2 lines (">" NAME, sequence), where NAME is the whole header line as
+// read. A 4-line FASTQ input with a bare "+" line comes out byte-identical for
+// every kept, untrimmed read. All inputs must share one format.
+//
+// Determinism: the output is the same whatever the thread count. Worker
+// threads extract, hash and (with weak handling) trim in parallel; one ordered
+// stage takes the batches in input order and makes every keep/drop decision;
+// an ordered writer hands the kept records to the sink.
+//
+// Thread safety: filter_reads may run concurrently with other calls; it
+// calls the sink from one thread at a time, and the hooks from the calling
+// thread or its worker threads (one at a time).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seqio/reader.hpp"
+#include "estimate/cardinality.hpp"
+#include "normalize/count_min_sketch.hpp"
+#include "normalize/gated_sketch.hpp"
+
+namespace kmerbloom {
+
+enum class WeakMode { none, drop, trim };
+
+struct ReadFilterOptions {
+  std::vector<std::string> inputs;  // paths, "-" for stdin
+  bool paired_files = false;        // inputs = {R1, R2}, read in lockstep
+  bool interleaved = false;         // one input, records alternate mate 1, mate 2
+  bool split_mates = false;         // interleaved: mate 2 goes to sink stream 1 (paired_files: always)
+  unsigned k = 31;                  // 1..255
+  bool normalize = true;
+  unsigned target_coverage = 20;    // C, 1..255 (the sketch's counters stop at 255)
+  WeakMode weak = WeakMode::none;
+  uint32_t min_count = 2;           // weak k-mers occur fewer times than this; >= 2
+  std::string solid_path;           // `kmerbloom count` output (TSV, FASTA or KFF, .gz too) instead of a first pass
+  uint64_t expected_kmers = 0;      // k-mers expected to be counted at least twice; 0 = estimated (sizing below)
+  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on gate + sketch
+  unsigned threads = 1;             // worker threads (a reader, a decider and a writer thread come on top)
+  uint64_t batch_bases = 1u << 16;  // bases per batch (both mates together); 2 * threads + 4 batches in flight
+
+  // Throws std::invalid_argument naming the first bad option.
+  void validate() const;
+  bool paired() const { return paired_files || interleaved; }
+};
+
+// How the gate and the sketch are sized (the rule plan_gated_sketch applies,
+// gated_sketch.hpp, to two numbers):
+//  - files: a sampled estimate of the input's k-mer spectrum (what
+//    `kmerbloom estimate` does, 2^18 sampled keys a worker, rows up to 255)
+//    gives them through sketch_demand(): the k-mers counted at least twice
+//    are at most the input's F0 - f1; the k-mers counted once are the input's
+//    singletons in the share of reads normalization keeps;
+//  - expected_kmers = N: N k-mers counted at least twice, 2N once;
+//  - a stream (stdin, a pipe), which cannot be read twice: kStreamRepeatedKeys
+//    and kStreamOnceKeys (about a 5 Mbp genome at 100x).
+// Gate and sketch take at least kMinSketchBytes each (small inputs see next
+// to no collisions, whether read from a file or a stream); together they
+// never exceed max_memory (itself at least kMinSketchBytes).
+inline constexpr uint64_t kStreamRepeatedKeys = uint64_t{1} << 23;
+inline constexpr uint64_t kStreamOnceKeys = uint64_t{1} << 24;
+inline constexpr uint64_t kMinSketchBytes = uint64_t{1} << 20;
+inline constexpr unsigned kSizingRows = 255;
+
+// What the sketch must hold, from a spectrum estimate (rows up to at least the
+// target coverage C). With f_c the k-mers seen c times, F0 distinct, and m =
+// 1 + 3 standard errors of the estimate (1 when exact):
+//   kept_share = sum_{c >= 2} f_c min(c, C) / sum_{c >= 2} c f_c
+//                (the share of k-mer occurrences normalization keeps: a k-mer
+//                keeps about C of its occurrences; rows above the last one
+//                keep C each);
+//   repeated   = (F0 - f1) m
+//   once       = f1 min(1, kKeptShareMargin kept_share) m
+// Singletons are mostly sequencing errors, and the kept reads carry more than
+// their share of them: a read with an error has new k-mers, so its median
+// is lower and it is kept more often. kKeptShareMargin covers that: on the
+// E. coli 100x pairs the kept reads hold 1.52 times kept_share of the
+// input's singletons.
+inline constexpr double kKeptShareMargin = 1.6;
+struct SketchDemand {
+  uint64_t repeated = 0, once = 0;
+  double kept_share = 1;
+};
+SketchDemand sketch_demand(const KmerSpectrumEstimate& estimate, unsigned target_coverage) noexcept;
+
+struct ReadTally {
+  uint64_t reads = 0;
+  uint64_t bases = 0;
+  void add(uint64_t n_bases) {
+    ++reads;
+    bases += n_bases;
+  }
+  void add(const ReadTally& o) {
+    reads += o.reads;
+    bases += o.bases;
+  }
+};
+
+struct ReadFilterResult {
+  SeqFormat format = SeqFormat::unknown;
+  uint64_t fragments_in = 0, fragments_out = 0;  // reads, or pairs when paired
+  ReadTally in, out;                             // out.bases after trimming
+  // Why reads went where they went (bases as read, before trimming); the four
+  // add up to `in`.
+  ReadTally kept, above_coverage, weak, short_reads;
+  uint64_t trimmed_reads = 0;   // kept reads that --trim-weak shortened
+  uint64_t trimmed_bases = 0;   // bases those lost
+  uint64_t kmers_queried = 0;   // k-mers whose abundance the normalizer looked up
+  uint64_t kmers_added = 0;     // k-mers of kept reads counted into the sketch
+
+  struct Sketch {
+    bool used = false;
+    std::string source;                  // "estimate", "--expected" or "stream default"
+    double estimated_distinct = 0;       // the estimate's F0 and f1 (source "estimate")
+    double estimated_singletons = 0;
+    SketchDemand demand;                 // what the plan was made for
+    GatedSketchPlan plan;                // shapes and model rates (gated_sketch.hpp)
+    uint64_t bytes = 0;                  // gate + sketch
+    uint64_t blocks = 0;                 // sketch blocks
+    bool capped = false;                 // max_memory made them smaller than the rule
+    std::string sizing;                  // the rule and its numbers, in words
+    double design_collision_rate = 0;    // model sketch collision rate at the design keys
+    CountMinSketch::Fill fill;           // the sketch at the end
+    double gate_estimated_fpr = 0;       // the gate at the end: rate from its fill
+    double gate_estimated_keys = 0;      //   and distinct k-mers it holds
+  } sketch;
+
+  struct Solid {
+    bool used = false;
+    std::string source;             // "first pass" or the file
+    uint64_t kmers = 0;             // k-mers known with count >= min_count
+    uint64_t bytes = 0;             // memory of their table
+    double expected_leaked = 0;     // first pass: weak k-mers expected to pass as solid
+    double seconds = 0;
+  } solid;
+
+  std::vector<double> pass_seconds;
+  // Busy time of the stages of the filtering pass: workers (summed over
+  // threads), the ordered decider, the writer (sink included). The decider
+  // is serial: when its time nears the pass time, it is the bottleneck.
+  double prepare_seconds = 0, decide_seconds = 0, write_seconds = 0;
+};
+
+// Receives kept records, formatted, in input order, as chunks of whole
+// records; stream 0 is the first (or only) output, stream 1 mate 2's. Called
+// from one thread at a time; may throw (the run stops and rethrows).
+using ReadFilterSink = std::function<void(unsigned stream, std::string_view records)>;
+
+struct ReadFilterHooks {
+  std::function<void(const std::string&)> log;   // details for -v
+  std::function<void(const std::string&)> info;  // notes a user should see
+};
+
+ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilterSink& sink, const ReadFilterHooks& hooks = {});
+
+// Name of a read up to its first space or tab, without a trailing "/1" or "/2".
+std::string_view mate_base_name(std::string_view name) noexcept;
+
+}  // namespace kmerbloom

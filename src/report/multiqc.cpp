@@ -1,0 +1,99 @@
+// MultiQC custom content for count --stats (see report.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "report/report.hpp"
+
+namespace kmerbloom {
+
+namespace {
+// The file name without its directory.
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path) {
+  std::string prefix = stats_path;
+  if (prefix.size() > 5 && prefix.ends_with(".json")) prefix.resize(prefix.size() - 5);
+  MultiqcPaths p;
+  p.general_stats = prefix + "_mqc.json";
+  p.spectrum = prefix + "_spectrum_mqc.json";
+  p.sample = base_name(prefix);
+  for (const char* tail : {".stats", "_stats"})
+    if (p.sample.size() > 6 && p.sample.ends_with(tail)) p.sample.resize(p.sample.size() - 6);
+  if (p.sample.empty() || p.sample == "-") p.sample = "kmerbloom";
+  // MultiQC's jellyfish module finds *_jf.hist and drops ".hist" from the name.
+  if (const std::string h = base_name(histo_path); h.size() > 8 && h.ends_with("_jf.hist"))
+    p.sample = h.substr(0, h.size() - 5);
+  return p;
+}
+
+nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::json& stats) {
+  // (stats key, column title, description, number format)
+  struct Column {
+    const char* key;
+    const char* title;
+    const char* description;
+    const char* format;
+  };
+  static const Column columns[] = {
+      {"reads", "Reads", "reads read", "{:,.0f}"},
+      {"kmers_distinct", "Distinct k-mers", "distinct k-mers (F0)", "{:,.0f}"},
+      {"kmers_solid", "Solid k-mers", "k-mers reported (seen at least --min-count times)", "{:,.0f}"},
+      {"genome_size", "Genome size", "genome size estimated from the k-mer spectrum, bases", "{:,.0f}"},
+      {"peak_coverage", "k-mer coverage", "coverage at the main peak of the k-mer spectrum", "{:,.1f}"},
+      {"error_share", "% error k-mers", "share of distinct k-mers below the error trough", "{:,.1f}"},
+  };
+  const nlohmann::json spectrum = stats.value("spectrum", nlohmann::json::object());
+  nlohmann::json row = nlohmann::json::object();
+  for (const char* key : {"reads", "kmers_distinct", "kmers_solid"})
+    if (stats.contains(key)) row[key] = stats[key];
+  if (spectrum.value("genome_size", nlohmann::json()).is_number()) {
+    row["genome_size"] = spectrum["genome_size"];
+    row["peak_coverage"] = spectrum["peak_coverage"];
+  }
+  if (spectrum.value("error_trough", nlohmann::json()).is_number() && spectrum.contains("error_kmers_distinct_share"))
+    row["error_share"] = 100.0 * spectrum["error_kmers_distinct_share"].get<double>();
+  nlohmann::json pconfig = nlohmann::json::array();
+  for (const Column& c : columns)
+    pconfig.push_back({{c.key, {{"title", c.title}, {"description", c.description}, {"format", c.format}}}});
+  return {{"id", "kmerbloom"},
+          {"section_name", "kmerbloom"},
+          {"description", "k-mer counts and spectrum from kmerbloom count"},
+          {"plot_type", "generalstats"},
+          {"pconfig", pconfig},
+          {"data", {{sample, row}}}};
+}
+
+nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json& stats,
+                                const std::vector<uint64_t>& histogram) {
+  const nlohmann::json spectrum = stats.value("spectrum", nlohmann::json::object());
+  double peak = 0;
+  if (spectrum.value("peak_coverage", nlohmann::json()).is_number()) peak = spectrum["peak_coverage"].get<double>();
+  size_t last = histogram.empty() ? 0 : histogram.size() - 1;
+  const nlohmann::json h = stats.value("histogram", nlohmann::json::object());
+  if (h.value("overflow_row", nlohmann::json()).is_number_unsigned() && h["overflow_row"].get<size_t>() <= last)
+    last = h["overflow_row"].get<size_t>() - 1;
+  last = std::min<size_t>(last, std::max<size_t>(200, static_cast<size_t>(std::ceil(3 * peak))));
+  nlohmann::json curve = nlohmann::json::object();
+  for (size_t c = 1; c <= last; ++c)
+    if (histogram[c]) curve[std::to_string(c)] = histogram[c];
+  const unsigned k = stats.value("k", 0u);
+  return {{"id", "kmerbloom_spectrum"},
+          {"section_name", "k-mer spectrum"},
+          {"description", "distinct " + (k ? std::to_string(k) + "-mers" : std::string("k-mers")) +
+                              " per count, from kmerbloom count (row 1 may be estimated: see its statistics)"},
+          {"plot_type", "linegraph"},
+          {"pconfig",
+           {{"id", "kmerbloom_spectrum_plot"},
+            {"title", "kmerbloom: k-mer spectrum"},
+            {"xlab", "count (times a k-mer was seen)"},
+            {"ylab", "distinct k-mers"},
+            {"logswitch", true},
+            {"logswitch_active", true}}},
+          {"data", {{sample, curve}}}};
+}
+
+}  // namespace kmerbloom

@@ -1,0 +1,79 @@
+// The k-mer report: one self-contained HTML page (inline CSS and SVG, no
+// script, no font or file from the network) and the spectrum plot as SVG.
+//
+// Both take the --stats JSON of `kmerbloom count` and the histogram
+// (histogram[c] = distinct k-mers seen c times; see spectrum.hpp for reading
+// it from stats["histogram"]["rows"] or a jellyfish-style file). Fields absent
+// from the statistics are left out of the page, so a report can be made from
+// any kmerbloom statistics. Pure functions but for the write_* ones, which
+// write atomically through OutputFile and throw OutputError.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/spectrum.hpp"
+
+namespace kmerbloom {
+
+struct PlotOptions {
+  unsigned width = 860;  // SVG user units (the page scales it to fit)
+  unsigned height = 440;
+  unsigned k = 0;  // shown in the title when non-zero
+};
+
+// The spectrum plot: log-scale y, x up to about three times the peak, the
+// error region shaded, trough and peak marked and labelled. A histogram with
+// no k-mers gives a plot that says so.
+std::string spectrum_svg(const std::vector<uint64_t>& histogram, const SpectrumAnalysis& analysis,
+                         const PlotOptions& options = {});
+
+// The spectrum analysis of histogram with the options the statistics imply
+// (spectrum_options_from_stats). Analyse once per run and hand the result to
+// the JSON, the page and the plot.
+SpectrumAnalysis analyze_stats_spectrum(const nlohmann::json& stats, const std::vector<uint64_t>& histogram);
+
+// The HTML page; the genome size and peak coverage appear in its summary
+// table when the spectrum has a peak. An empty histogram gives a page without
+// the spectrum section but a note saying how to get it. The overload without
+// an analysis makes it with analyze_stats_spectrum.
+std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                        const SpectrumAnalysis& analysis);
+std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram);
+
+// report_html / spectrum_svg written to path ("-" = stdout); without an
+// analysis they make one with analyze_stats_spectrum.
+void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                       const SpectrumAnalysis& analysis, const std::string& path);
+void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                        const SpectrumAnalysis& analysis, const std::string& path);
+void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);
+void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);
+
+// Which statistics a report can be made from: check_count_stats (stats.hpp).
+
+// MultiQC custom content (picked up by `multiqc` with no module, files named
+// *_mqc.json): a general statistics row for `sample` (reads, bases, distinct,
+// solid and singleton k-mers, genome size, peak coverage, error share) and a
+// line plot of the spectrum (rows 1 to max(200, 3 x peak), the overflow row
+// left out). Files of several samples with the same id join in one section.
+nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::json& stats);
+nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json& stats,
+                                const std::vector<uint64_t>& histogram);
+// Where `count --stats S.stats.json` puts them: S.stats_mqc.json and
+// S.stats_spectrum_mqc.json; the sample is S (the name without .json and a
+// trailing .stats or _stats). With a histogram named H_jf.hist (histo_path),
+// which MultiQC's jellyfish module reads and calls H_jf, the sample is H_jf
+// too, so that one sample has one name in the whole MultiQC report.
+struct MultiqcPaths {
+  std::string sample, general_stats, spectrum;
+};
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path = "");
+
+// Escapes & < > " ' for HTML and XML text and attributes.
+std::string html_escape(const std::string& text);
+
+}  // namespace kmerbloom

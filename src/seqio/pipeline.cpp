@@ -1,0 +1,104 @@
+#include "seqio/pipeline.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include "seqio/queues.hpp"
+
+namespace kmerbloom {
+namespace {
+
+// A bounded hand-off between the reader and the workers: `free` holds empty
+// batches, `full` holds parsed ones.
+struct BatchQueue {
+  explicit BatchQueue(size_t slots) {
+    for (size_t i = 0; i < slots; ++i) {
+      auto b = std::make_unique<RecordBatch>();
+      b->keep_quality = false;  // no stage on this pipeline reads qualities
+      free.push(std::move(b));
+    }
+  }
+  void abort() {
+    free.abort();
+    full.abort();
+  }
+  detail::HandOff<RecordBatch> free, full;
+};
+
+}  // namespace
+
+void run_pipeline(const std::vector<std::string>& inputs, const PipelineOptions& options,
+                  const BatchWork& work, PipelineProgress* progress) {
+  const unsigned workers = options.workers == 0 ? 1 : options.workers;
+  BatchQueue queue(workers + 2);
+  detail::FirstError error;
+
+  std::vector<std::thread> pool;
+  pool.reserve(workers);
+  try {
+    for (unsigned id = 0; id < workers; ++id) {
+      pool.push_back(detail::start_thread(
+          [&, id] {
+            try {
+              std::unique_ptr<RecordBatch> batch;
+              while (queue.full.pop(batch)) {
+                work(*batch, id);
+                queue.free.push(std::move(batch));
+              }
+            } catch (...) {
+              error.set(std::current_exception());
+              queue.abort();
+            }
+          },
+          id, workers));
+    }
+  } catch (...) {  // the threads already running stop; the caller gets the reason
+    queue.abort();
+    for (auto& t : pool) t.join();
+    throw;
+  }
+
+  try {
+    uint64_t serial = 0, done_bytes = 0;
+    bool stopped = false;
+    for (size_t f = 0; f < inputs.size() && !stopped; ++f) {
+      SequenceReader reader(inputs[f]);
+      if (options.piece_k)
+        reader.set_pieces(std::max<uint64_t>(options.batch_bases / 4, options.piece_k), options.piece_k - 1);
+      if (progress) {
+        progress->file_index = static_cast<unsigned>(f);
+        progress->raw_total += reader.raw_size();
+      }
+      for (;;) {
+        std::unique_ptr<RecordBatch> batch;
+        if (!queue.free.pop(batch)) {  // a worker failed
+          stopped = true;
+          break;
+        }
+        if (!reader.next_batch(*batch, options.batch_bases)) {
+          queue.free.push(std::move(batch));
+          break;
+        }
+        batch->serial = serial++;
+        batch->file_index = static_cast<uint32_t>(f);
+        if (progress) {
+          progress->raw_bytes = done_bytes + reader.raw_bytes_read();
+          progress->records += batch->size();
+          progress->bases += batch->bases;
+        }
+        queue.full.push(std::move(batch));
+      }
+      done_bytes += reader.raw_bytes_read();
+    }
+  } catch (...) {
+    error.set(std::current_exception());
+    queue.abort();
+  }
+  queue.full.close();
+  for (auto& t : pool) t.join();
+  error.rethrow();
+}
+
+}  // namespace kmerbloom

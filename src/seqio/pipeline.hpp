@@ -1,0 +1,75 @@
+// The read -> work pipeline every subcommand runs on.
+//
+// One reader thread parses the input files in order and hands batches of
+// whole records (sized in bases, as minimap2 does) to worker threads through a
+// bounded queue; memory stays bounded by workers + 2 batches (one being
+// filled, one per worker, one waiting). Batches hold names and sequences:
+// qualities are checked, not kept. Each batch
+// carries a serial number so that a stage which must keep input order can.
+// An exception in the reader or in any worker stops the pipeline; the first
+// one is rethrown by run_pipeline once every thread has joined.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/bases.hpp"
+#include "seqio/reader.hpp"
+
+namespace kmerbloom {
+
+struct PipelineOptions {
+  unsigned workers = 1;
+  uint64_t batch_bases = 4u << 20;  // bases per batch
+  // Stages that read k-mers only: records longer than a quarter of a batch
+  // come in pieces overlapping by k - 1 bases (SequenceReader::set_pieces),
+  // so that a batch stays within twice batch_bases whatever the records.
+  // 0: whole records.
+  unsigned piece_k = 0;
+};
+
+// Progress as the reader sees it, readable from any thread.
+struct PipelineProgress {
+  std::atomic<uint64_t> raw_bytes{0};   // input bytes consumed (compressed where compressed)
+  std::atomic<uint64_t> raw_total{0};   // sum of input sizes known so far, 0 when unknown
+  std::atomic<uint64_t> records{0};
+  std::atomic<uint64_t> bases{0};
+  std::atomic<unsigned> file_index{0};
+};
+
+// What went in, summed over all worker threads (k-mers: occurrences the
+// workers extracted).
+struct InputSummary {
+  uint64_t reads = 0;
+  uint64_t bases = 0;
+  uint64_t bases_skipped = 0;  // non-ACGT bases
+  uint64_t kmers = 0;          // k-mer occurrences
+  // Adds record i of b: a read where it starts one, and the bases no piece
+  // before it held.
+  void add_record(const RecordBatch& b, size_t i) {
+    const std::string_view seq = b.new_bases(i);
+    reads += b.starts_read(i);
+    bases += seq.size();
+    bases_skipped += count_non_acgt(seq);
+  }
+  void add(const InputSummary& o) {
+    reads += o.reads;
+    bases += o.bases;
+    bases_skipped += o.bases_skipped;
+    kmers += o.kmers;
+  }
+};
+
+// work(batch, worker_id) is called concurrently from `workers` threads,
+// worker_id in [0, workers). It must not keep references into the batch.
+using BatchWork = std::function<void(const RecordBatch&, unsigned worker_id)>;
+
+// Reads every input in order and runs work on each batch. Throws InputError
+// for bad input, or whatever work threw.
+void run_pipeline(const std::vector<std::string>& inputs, const PipelineOptions& options,
+                  const BatchWork& work, PipelineProgress* progress = nullptr);
+
+}  // namespace kmerbloom
