@@ -2,16 +2,15 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <cstring>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "count/counter.hpp"
-#include "formats/kff.hpp"
 #include "count/bins.hpp"
-#include "formats/output.hpp"
+#include "formats/count_writer.hpp"
+#include "formats/histogram_file.hpp"
 #include "cli/progress.hpp"
 #include "seqio/paths.hpp"
 #include "report/report.hpp"
@@ -36,17 +35,6 @@ struct CountArgs {
   const CLI::Option* k_option = nullptr;
   const CLI::Option* no_canonical_option = nullptr;
 };
-
-void write_histogram(const std::string& path, const std::vector<uint64_t>& h) {
-  OutputFile out(path);
-  for (size_t c = 1; c < h.size(); ++c) {
-    out.put_uint(c);
-    out.put(' ');
-    out.put_uint(h[c]);
-    out.put('\n');
-  }
-  out.commit();
-}
 
 // What a user should know about a run that succeeded: no reads, no k-mers,
 // a plan far larger than the input needed. Shown on stderr and kept in the
@@ -165,36 +153,15 @@ int run_count(CountArgs& a) {
   PipelineProgress progress;
   bool meter_running = true;
 
-  OutputFile out(a.output);
-  const bool fasta = a.format == "fasta";
-  const unsigned k = a.opt.k;
-  std::unique_ptr<KffWriter> kff;
-  if (a.format == "kff")
-    kff = std::make_unique<KffWriter>(out, KffWriterOptions{.k = k, .canonical = a.opt.canonical,
-                                                            .min_count = a.opt.min_count, .max_count = a.opt.max_count});
+  const auto out = open_count_writer(a.format, a.output,
+                                     {.k = a.opt.k, .canonical = a.opt.canonical, .min_count = a.opt.min_count,
+                                      .max_count = a.opt.max_count});
   KmerSink sink = [&](std::string_view kmer, uint64_t count) {
     if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
       meter.stop();
       meter_running = false;
     }
-    if (kff) {
-      kff->add(kmer, count);
-    } else if (fasta) {
-      out.put('>');
-      out.put_uint(count);
-      out.put('\n');
-      char* p = out.reserve(k + 1);
-      std::memcpy(p, kmer.data(), k);
-      p[k] = '\n';
-      out.advance(k + 1);
-    } else {
-      char* p = out.reserve(k + 1);
-      std::memcpy(p, kmer.data(), k);
-      p[k] = '\t';
-      out.advance(k + 1);
-      out.put_uint(count);
-      out.put('\n');
-    }
+    out->add(kmer, count);
   };
 
   CountHooks hooks;
@@ -214,8 +181,7 @@ int run_count(CountArgs& a) {
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
   write_summaries(a, r, clock, pass_names);
-  if (kff) kff->finish();
-  out.commit();
+  out->finish();
   spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,
                r.distinct, r.solid, a.opt.min_count, a.opt.max_count, clock.wall_seconds());
   return kExitOk;

@@ -1,14 +1,14 @@
 // kmerbloom merge-counts: gather step of scatter/gather counting. Merges
 // sorted KMER<TAB>COUNT files (count --partition I/N outputs, or counts of
 // chunks of the reads), summing equal k-mers; or adds up histograms.
-#include <cstring>
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "formats/output.hpp"
+#include "formats/count_writer.hpp"
+#include "formats/histogram_file.hpp"
 #include "count/merge_counts.hpp"
 #include "kbf/kbf.hpp"
 #include "report/stats.hpp"
@@ -42,28 +42,18 @@ int run_merge_counts(const MergeCountsArgs& a) {
     throw std::invalid_argument("--stats gathers statistics: --histo and --min-count do not apply");
   check_outputs_first(named_inputs(a.inputs), {{"-o", a.output}});
   if (a.stats) return gather_stats(a, clock);
-  OutputFile out(a.output);
   if (a.histo) {
+    HistogramWriter out(a.output);
     const auto rows = sum_histograms(a.inputs);
-    for (const auto& [count, freq] : rows) {
-      out.put_uint(count);
-      out.put(' ');
-      out.put_uint(freq);
-      out.put('\n');
-    }
-    out.commit();
+    for (const auto& [count, freq] : rows) out.add(count, freq);
+    out.finish();
     spdlog::info("{} histograms, {} rows, in {:.1f} s", a.inputs.size(), rows.size(), clock.wall_seconds());
     return kExitOk;
   }
-  const MergeCountsResult r = merge_count_files(a.inputs, a.min_count, [&](std::string_view kmer, uint64_t count) {
-    char* p = out.reserve(kmer.size() + 1);
-    std::memcpy(p, kmer.data(), kmer.size());
-    p[kmer.size()] = '\t';
-    out.advance(kmer.size() + 1);
-    out.put_uint(count);
-    out.put('\n');
-  });
-  out.commit();
+  const auto out = open_count_writer("tsv", a.output);
+  const MergeCountsResult r =
+      merge_count_files(a.inputs, a.min_count, [&](std::string_view kmer, uint64_t count) { out->add(kmer, count); });
+  out->finish();
   spdlog::info("{} files, {} lines, {} k-mers written (k = {}), in {:.1f} s", a.inputs.size(), r.lines, r.kmers_out,
                r.k, clock.wall_seconds());
   return kExitOk;

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "formats/output.hpp"
 #include "seqio/line_reader.hpp"
 
 namespace kmerbloom {
@@ -66,6 +67,24 @@ std::vector<std::pair<uint64_t, uint64_t>> sum_histograms(const std::vector<std:
   for (size_t c = 1; c < total.size(); ++c)
     if (present[c]) rows.emplace_back(c, total[c]);
   return rows;
+}
+
+HistogramWriter::HistogramWriter(const std::string& path) : out_(std::make_unique<OutputFile>(path)) {}
+HistogramWriter::~HistogramWriter() = default;
+
+void HistogramWriter::add(uint64_t count, uint64_t frequency) {
+  out_->put_uint(count);
+  out_->put(' ');
+  out_->put_uint(frequency);
+  out_->put('\n');
+}
+
+void HistogramWriter::finish() { out_->commit(); }
+
+void write_histogram(const std::string& path, const std::vector<uint64_t>& frequency) {
+  HistogramWriter out(path);
+  for (size_t c = 1; c < frequency.size(); ++c) out.add(c, frequency[c]);
+  out.finish();
 }
 
 }  // namespace kmerbloom

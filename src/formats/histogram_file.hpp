@@ -8,11 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kmerbloom {
+
+class OutputFile;
 
 // Largest COUNT a histogram file may hold (a 128 MB vector; jellyfish's
 // default last row is 10,001).
@@ -40,5 +43,24 @@ std::vector<uint64_t> read_histogram_file(const std::string& path);
 // else InputError naming both files. Returns (COUNT, summed FREQUENCY) for
 // every row of a dense input and every non-zero row, in increasing COUNT.
 std::vector<std::pair<uint64_t, uint64_t>> sum_histograms(const std::vector<std::string>& inputs);
+
+// Writes rows as kmerbloom and jellyfish do ("COUNT FREQUENCY\n"), through
+// an OutputFile that finish() commits (none is left behind without it).
+class HistogramWriter {
+ public:
+  explicit HistogramWriter(const std::string& path);
+  ~HistogramWriter();
+  HistogramWriter(const HistogramWriter&) = delete;
+  HistogramWriter& operator=(const HistogramWriter&) = delete;
+
+  void add(uint64_t count, uint64_t frequency);
+  void finish();
+
+ private:
+  std::unique_ptr<OutputFile> out_;
+};
+
+// Rows 1 .. size - 1 of frequency (row 0 is not written), zeros included.
+void write_histogram(const std::string& path, const std::vector<uint64_t>& frequency);
 
 }  // namespace kmerbloom

@@ -1,0 +1,31 @@
+// Writers of k-mers with their counts, one a format, as count and
+// merge-counts write them and formats/count_file.hpp reads them back: TSV
+// "KMER<TAB>COUNT", FASTA ">COUNT" then "KMER", or KFF (formats/kff.hpp).
+// A writer owns its OutputFile (formats/output.hpp): finish() commits it, and
+// one destroyed unfinished leaves no file behind. One thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "formats/kff.hpp"
+
+namespace kmerbloom {
+
+class KmerCountWriter {
+ public:
+  virtual ~KmerCountWriter() = default;
+  // K-mers in the order they go out (KFF: strictly increasing, count >= 1).
+  virtual void add(std::string_view kmer, uint64_t count) = 0;
+  // Ends the file and moves it into place. Throws OutputError.
+  virtual void finish() = 0;
+};
+
+// format: "tsv", "fasta" or "kff" (else std::invalid_argument); kff is
+// used by "kff" only. Creates the output at once (OutputFile(path)).
+std::unique_ptr<KmerCountWriter> open_count_writer(const std::string& format, const std::string& path,
+                                                   const KffWriterOptions& kff = {});
+
+}  // namespace kmerbloom
