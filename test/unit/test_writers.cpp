@@ -1,0 +1,106 @@
+// Tests of the writers of formats/count_writer.hpp and the histogram writer:
+// a few k-mers through each, read back with the readers of count_file.hpp
+// and kff.hpp, and the text bytes against strings written here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/count_file.hpp"
+#include "formats/count_writer.hpp"
+#include "formats/histogram_file.hpp"
+#include "formats/kff.hpp"
+#include "temp_dir.hpp"
+
+namespace kmerbloom {
+namespace {
+
+using Records = std::vector<std::pair<std::string, uint64_t>>;
+
+const Records kRecords{{"AACGT", 1}, {"ACGTA", 2}, {"CCCCC", 300}, {"GATTA", 70000}, {"TTTTG", 12345678901}};
+
+class Writers : public TempDirTest {
+ protected:
+  std::string write_records(const std::string& format, const std::string& name) const {
+    const auto out = open_count_writer(format, path(name), {.k = 5, .canonical = false, .min_count = 1});
+    for (const auto& [kmer, count] : kRecords) out->add(kmer, count);
+    out->finish();
+    return path(name);
+  }
+  static std::string bytes(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  static Records read_back(const std::string& p) {
+    const auto in = open_count_file(p);
+    Records r;
+    KmerCount c;
+    while (in->next(c)) r.emplace_back(std::string(c.kmer), c.count);
+    return r;
+  }
+};
+
+TEST_F(Writers, TsvIsKmerTabCount) {
+  const std::string p = write_records("tsv", "k.tsv");
+  EXPECT_EQ(bytes(p), "AACGT\t1\nACGTA\t2\nCCCCC\t300\nGATTA\t70000\nTTTTG\t12345678901\n");
+  EXPECT_EQ(read_back(p), kRecords);
+}
+
+TEST_F(Writers, FastaIsCountLineThenKmer) {
+  const std::string p = write_records("fasta", "k.fa");
+  EXPECT_EQ(bytes(p), ">1\nAACGT\n>2\nACGTA\n>300\nCCCCC\n>70000\nGATTA\n>12345678901\nTTTTG\n");
+  EXPECT_EQ(read_back(p), kRecords);
+}
+
+TEST_F(Writers, KffReadsBackWithItsHeader) {
+  const std::string p = write_records("kff", "k.kff");
+  EXPECT_EQ(read_back(p), kRecords);
+  KffReader in(p);
+  Records r;
+  std::string_view kmer;
+  uint64_t count = 0;
+  while (in.next(kmer, count)) r.emplace_back(std::string(kmer), count);
+  EXPECT_EQ(r, kRecords);
+  EXPECT_EQ(in.k(), 5u);
+  EXPECT_FALSE(in.header().canonical);
+}
+
+TEST_F(Writers, UnfinishedLeavesNoFile) {
+  {
+    const auto out = open_count_writer("tsv", path("gone.tsv"));
+    out->add("ACGT", 3);
+  }
+  {
+    HistogramWriter h(path("gone.histo"));
+    h.add(1, 2);
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("gone.tsv")));
+  EXPECT_FALSE(std::filesystem::exists(path("gone.histo")));
+}
+
+TEST_F(Writers, UnknownFormatIsRefused) {
+  EXPECT_THROW(open_count_writer("csv", path("x.csv")), std::invalid_argument);
+}
+
+TEST_F(Writers, HistogramIsCountSpaceFrequency) {
+  write_histogram(path("dense.histo"), {0, 5, 0, 7});
+  EXPECT_EQ(bytes(path("dense.histo")), "1 5\n2 0\n3 7\n");
+  EXPECT_EQ(read_histogram_file(path("dense.histo")), (std::vector<uint64_t>{0, 5, 0, 7}));
+
+  HistogramWriter h(path("rows.histo"));
+  h.add(2, 9);
+  h.add(40, 1);
+  h.finish();
+  EXPECT_EQ(bytes(path("rows.histo")), "2 9\n40 1\n");
+  const HistogramFile f = read_histogram(path("rows.histo"));
+  EXPECT_EQ(f.last_row, 40u);
+  EXPECT_EQ(f.frequency[2], 9u);
+  EXPECT_FALSE(f.dense);
+}
+
+}  // namespace
+}  // namespace kmerbloom
