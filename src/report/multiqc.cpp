@@ -1,18 +1,11 @@
 // MultiQC custom content for count --stats (see report.hpp).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "report/report.hpp"
 
 namespace kmerbloom {
-
-namespace {
-// The file name without its directory.
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-}  // namespace
 
 MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path) {
   std::string prefix = stats_path;
@@ -20,12 +13,13 @@ MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& his
   MultiqcPaths p;
   p.general_stats = prefix + "_mqc.json";
   p.spectrum = prefix + "_spectrum_mqc.json";
-  p.sample = base_name(prefix);
+  p.sample = std::filesystem::path(prefix).filename().string();
   for (const char* tail : {".stats", "_stats"})
     if (p.sample.size() > 6 && p.sample.ends_with(tail)) p.sample.resize(p.sample.size() - 6);
   if (p.sample.empty() || p.sample == "-") p.sample = "kmerbloom";
   // MultiQC's jellyfish module finds *_jf.hist and drops ".hist" from the name.
-  if (const std::string h = base_name(histo_path); h.size() > 8 && h.ends_with("_jf.hist"))
+  if (const std::string h = std::filesystem::path(histo_path).filename().string();
+      h.size() > 8 && h.ends_with("_jf.hist"))
     p.sample = h.substr(0, h.size() - 5);
   return p;
 }
