@@ -150,10 +150,8 @@ void BinFile::append_bin(uint32_t b, uint64_t serial, LoadedPartition& out) cons
 uint32_t default_bins(unsigned k) { return 1024u * partition_factor(k); }
 
 void BinOptions::validate() const {
-  if (inputs.empty()) throw std::invalid_argument("no input files");
+  ReadSetOptions::validate(kMaxK);
   if (output.empty() || output == "-") throw std::invalid_argument("-o: bin files are written to a named file, not stdout");
-  if (k < 1 || k > kMaxK) throw std::invalid_argument("-k must be between 1 and " + std::to_string(kMaxK) + ", got " + std::to_string(k));
-  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
   if (bins > kMaxBins) throw std::invalid_argument("--bins must be between 1 and " + std::to_string(kMaxBins));
 }
 
@@ -175,13 +173,7 @@ BinFileInfo read_bin_info(const std::string& path) {
 BinResult write_bins(const BinOptions& o, const CountHooks& hooks) {
   o.validate();
   CountOptions co;
-  co.inputs = o.inputs;
-  co.k = o.k;
-  co.canonical = o.canonical;
-  co.threads = o.threads;
-  co.batch_bases = o.batch_bases;
-  co.max_memory = o.max_memory;
-  co.tmp_dir = o.tmp_dir;
+  co.read_set() = o.read_set();
   co.validate();
   CountEstimate est;
   est.bins = o.bins ? o.bins : default_bins(o.k);

@@ -27,16 +27,10 @@
 
 namespace kmerbloom {
 
-struct BinOptions {
-  std::vector<std::string> inputs;  // reads: paths, "-" for stdin
-  std::string output;               // the bin file
-  unsigned k = 31;
-  bool canonical = true;
-  unsigned threads = 1;
-  uint32_t bins = 0;  // 0: default_bins(k)
-  uint64_t batch_bases = 1u << 19;
-  uint64_t max_memory = 0;   // bytes; 0 = no budget
-  std::string tmp_dir = {};  // temporary files; empty: $TMPDIR, else /tmp
+struct BinOptions : ReadSetOptions {  // inputs: reads
+  BinOptions() { batch_bases = 1u << 19; }
+  std::string output;  // the bin file
+  uint32_t bins = 0;   // 0: default_bins(k)
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;

@@ -9,22 +9,15 @@
 namespace kmerbloom {
 
 void CountOptions::validate() const {
-  if (inputs.empty()) throw std::invalid_argument("no input files");
-  if (k < 1 || k > kMaxK) throw std::invalid_argument("-k must be between 1 and " + std::to_string(kMaxK) + ", got " + std::to_string(k));
+  ReadSetOptions::validate(kMaxK);
   if (min_count < 1) throw std::invalid_argument("--min-count must be at least 1");
   if (max_count < min_count) throw std::invalid_argument("--max-count must not be below --min-count");
-  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
   if (histo_max < 1) throw std::invalid_argument("--histo-max must be at least 1");
-  if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
   if (fpr < 0 || fpr >= 0.5) throw std::invalid_argument("--fpr must be in (0, 0.5)");
   if (partitions < 1 || partition >= partitions)
     throw std::invalid_argument("--partition I/N needs 0 <= I < N, got " + std::to_string(partition) + "/" +
                                 std::to_string(partitions));
   if (gate == GateMode::bloom && min_count < 2) throw std::invalid_argument("the Bloom gate needs --min-count 2 or more");
-}
-
-bool CountOptions::has_stream_input() const {
-  return std::any_of(inputs.begin(), inputs.end(), [](const std::string& p) { return is_stream(p); });
 }
 
 }  // namespace kmerbloom

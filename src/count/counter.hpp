@@ -40,16 +40,12 @@ enum class GateMode { automatic, none, bloom };
 // rate that needs the least memory; see plan() in counter.cpp.)
 inline constexpr double kOnePassFpr = 0.001;
 
-struct CountOptions {
-  std::vector<std::string> inputs;  // paths, "-" for stdin
-  unsigned k = 31;
-  bool canonical = true;
+struct CountOptions : ReadSetOptions {
+  CountOptions() { batch_bases = 1u << 19; }
   uint32_t min_count = 2;  // k-mers below are not reported
   uint32_t max_count = std::numeric_limits<uint32_t>::max();
-  unsigned threads = 1;
   uint64_t histo_max = 10000;   // dense histogram rows 1..histo_max, then one overflow row
   uint64_t expected_kmers = 0;  // distinct k-mers expected; 0 = estimate them
-  uint64_t batch_bases = 1u << 19;
   GateMode gate = GateMode::automatic;  // automatic: Bloom gate when min_count >= 2
   bool one_pass = false;
   double fpr = 0;               // Bloom target false-positive rate; 0 = default for the mode
@@ -59,8 +55,6 @@ struct CountOptions {
   // hold every k-mer, so their outputs merge into the unpartitioned result.
   uint32_t partition = 0;
   uint32_t partitions = 1;
-  uint64_t max_memory = 0;  // bytes; 0 = no budget
-  std::string tmp_dir = {};  // temporary files; empty: $TMPDIR, else /tmp
   // Testing: temporary files count as a full disk past this many bytes.
   uint64_t tmp_disk_limit = ~uint64_t{0};
   // Exact mode: a thread keeps at most this many bytes of a partition's
@@ -72,8 +66,6 @@ struct CountOptions {
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
   bool gated() const { return gate == GateMode::bloom || (gate == GateMode::automatic && min_count >= 2); }
-  // True if some input cannot be read twice (stdin, a FIFO, a device: is_stream).
-  bool has_stream_input() const;
 
 };
 

@@ -173,15 +173,11 @@ KmerSpectrumEstimate KmerSampler::estimate(unsigned max_row) const {
 // ---------------------------------------------------------------------------
 
 void EstimateOptions::validate() const {
-  if (inputs.empty()) throw std::invalid_argument("no input files");
-  if (k < 1 || k > kMaxK)
-    throw std::invalid_argument("-k must be between 1 and " + std::to_string(kMaxK) + ", got " + std::to_string(k));
-  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
+  ReadSetOptions::validate(kMaxK);
   if (sample_log2 < KmerSampler::kMinCapLog2 || sample_log2 > KmerSampler::kMaxCapLog2)
     throw std::invalid_argument("--sample-log2 must be between " + std::to_string(KmerSampler::kMinCapLog2) + " and " +
                                 std::to_string(KmerSampler::kMaxCapLog2) + ", got " + std::to_string(sample_log2));
   if (max_row < 1 || max_row > 1000000) throw std::invalid_argument("--max-row must be between 1 and 1000000");
-  if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
 }
 
 namespace {

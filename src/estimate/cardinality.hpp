@@ -127,14 +127,9 @@ class KmerSampler {
 // ---------------------------------------------------------------------------
 // The estimate over whole inputs: `kmerbloom estimate` without argv.
 
-struct EstimateOptions {
-  std::vector<std::string> inputs;  // paths, "-" for stdin
-  unsigned k = 31;
-  bool canonical = true;
-  unsigned threads = 1;           // workers, each with its own sampler
+struct EstimateOptions : ReadSetOptions {  // threads: workers, each with its own sampler
   uint32_t sample_log2 = 20;      // cap of each sampler
   unsigned max_row = 10;          // histogram rows 1..max_row
-  uint64_t batch_bases = 4u << 20;
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;

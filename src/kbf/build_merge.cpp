@@ -86,13 +86,9 @@ std::string sizing_json(BuildSizing s) { return std::string("{\"sizing\":\"") + 
 // --------------------------------------------------------------------- build
 
 void BuildOptions::validate() const {
-  if (inputs.empty()) throw std::invalid_argument("no input files");
-  if (k < 1 || k > kMaxK)
-    throw std::invalid_argument("-k must be between 1 and " + std::to_string(kMaxK) + ", got " + std::to_string(k));
+  ReadSetOptions::validate(kMaxK);
   if (min_count < 1) throw std::invalid_argument("--min-count must be at least 1");
   if (!(fpr > 0 && fpr < 0.5)) throw std::invalid_argument("--fpr must be in (0, 0.5), got " + std::to_string(fpr));
-  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
-  if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
 }
 
 const char* to_string(BuildSizing s) {
@@ -120,9 +116,9 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
   std::optional<ScalableBloom> filter;
   if (o.min_count >= 2) {
     // Solid k-mers: count exactly, keep their hashes, then size and fill.
-    CountOptions c{.inputs = o.inputs, .k = o.k, .canonical = o.canonical, .min_count = o.min_count};
-    c.threads = o.threads;
-    c.batch_bases = o.batch_bases;
+    CountOptions c;
+    c.read_set() = o.read_set();
+    c.min_count = o.min_count;
     const CountHooks ch{hooks.log, hooks.info, {}, hooks.progress};
     std::vector<uint64_t> hashes;
     r.input = dispatch_kmer_width(o.k, [&]<class W>() {
@@ -134,11 +130,12 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     insert_hashes(f, hashes.data(), hashes.size());
     r.keys_inserted = hashes.size();
     filter = single_layer(std::move(f), r.capacity, o.fpr);
-  } else if (o.expected || !CountOptions{.inputs = o.inputs}.has_stream_input()) {
+  } else if (o.expected || !o.has_stream_input()) {
     uint64_t capacity = o.expected;
     r.sizing = BuildSizing::expected;
     if (!o.expected) {  // size from the data: a sampling pass (cardinality.hpp) gives F0
-      EstimateOptions e{.inputs = o.inputs, .k = o.k, .canonical = o.canonical, .threads = o.threads};
+      EstimateOptions e;
+      e.read_set() = o.read_set();
       const KmerSpectrumEstimate est = estimate_kmers(e, hooks.progress).spectrum;
       r.sizing = BuildSizing::estimated;
       capacity = static_cast<uint64_t>(std::ceil(est.distinct * (1 + 3 * est.relative_std_error)));

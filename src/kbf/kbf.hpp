@@ -49,10 +49,7 @@ struct FilterHooks {
 
 // --------------------------------------------------------------------- build
 
-struct BuildOptions {
-  std::vector<std::string> inputs;  // FASTA/FASTQ paths, "-" for stdin
-  unsigned k = 31;                  // 1..255
-  bool canonical = true;
+struct BuildOptions : ReadSetOptions {  // inputs: FASTA/FASTQ; k: 1..255
   // 1: every k-mer of the input. >= 2: only the k-mers seen at least this
   // often, counted exactly first by count_kmers() (two passes over files).
   uint32_t min_count = 1;
@@ -61,8 +58,6 @@ struct BuildOptions {
   // whatever the data (the mergeable shape). 0: sized from the data.
   uint64_t expected = 0;
   uint64_t seed = 0;                // hash seed, stored in the file
-  unsigned threads = 1;
-  uint64_t batch_bases = 4u << 20;
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;
 };
@@ -115,12 +110,13 @@ void write_filter(const std::string& path, const LoadedFilter& filter);
 
 // --------------------------------------------------------------------- query
 
-struct QueryOptions {
-  std::vector<std::string> inputs;  // FASTA/FASTQ paths, "-" for stdin
-  unsigned k = 0;                   // 0: the filter's k; otherwise must equal it
-  double threshold = 0.5;           // a read is a hit when fraction >= threshold
-  unsigned threads = 1;
-  uint64_t batch_bases = 1u << 20;
+// k: 0 takes the filter's, otherwise it must equal it; canonical: the filter's.
+struct QueryOptions : ReadSetOptions {  // inputs: FASTA/FASTQ
+  QueryOptions() {
+    k = 0;
+    batch_bases = 1u << 20;
+  }
+  double threshold = 0.5;  // a read is a hit when fraction >= threshold
   void validate() const;
 };
 

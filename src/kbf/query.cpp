@@ -25,10 +25,8 @@ std::string_view first_field(std::string_view s) { return s.substr(0, s.find_fir
 // --------------------------------------------------------------------- query
 
 void QueryOptions::validate() const {
-  if (inputs.empty()) throw std::invalid_argument("no input files");
+  ReadSetOptions::validate(kMaxK, true);  // k: check_query_k
   if (!(threshold >= 0 && threshold <= 1)) throw std::invalid_argument("--threshold must be in [0, 1]");
-  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
-  if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
 }
 
 void check_query_k(const FilterMeta& meta, unsigned k) {

@@ -69,11 +69,11 @@ std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const Rea
   } else {
     s.source = "first pass (kmerbloom count --one-pass)";
     CountOptions co;
-    co.inputs = o.inputs;
-    co.k = o.k;
+    co.read_set() = o.read_set();
     co.canonical = true;
+    co.max_memory = 0;  // -M bounds the gate and sketch; this pass runs before them
+    co.batch_bases = CountOptions().batch_bases;  // the filter's small batches suit its ordered decider
     co.min_count = o.min_count;
-    co.threads = o.threads;
     co.one_pass = true;
     CountHooks ch;
     ch.log = hooks.log;
@@ -94,7 +94,7 @@ std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const Rea
 // The two numbers the plan needs (see the sizing rule in read_filter.hpp).
 void sketch_sizing_input(const ReadFilterOptions& o, const ReadFilterHooks& hooks, ReadFilterResult& r) {
   ReadFilterResult::Sketch& s = r.sketch;
-  const bool stream = std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& p) { return is_stream(p); });
+  const bool stream = o.has_stream_input();
   if (o.expected_kmers) {
     s.source = "--expected";
     s.demand.repeated = o.expected_kmers;
@@ -110,13 +110,10 @@ void sketch_sizing_input(const ReadFilterOptions& o, const ReadFilterHooks& hook
     s.source = "estimate";
     const auto t0 = std::chrono::steady_clock::now();
     EstimateOptions eo;
-    eo.inputs = o.inputs;
-    eo.k = o.k;
+    eo.read_set() = o.read_set();
     eo.canonical = true;
-    eo.threads = o.threads;
     eo.sample_log2 = 18;  // F0 within about 0.2% (one standard error), as count's sizing pass
     eo.max_row = kSizingRows;
-    eo.batch_bases = o.batch_bases;
     const EstimateResult est = estimate_kmers(eo);
     r.pass_seconds.push_back(seconds_since(t0));
     s.estimated_distinct = est.spectrum.distinct;
@@ -179,10 +176,7 @@ ReadFilterResult run_filter(const ReadFilterOptions& o, const ReadFilterSink& si
 
 void ReadFilterOptions::validate() const {
   auto bad = [](const std::string& s) { throw std::invalid_argument(s); };
-  if (inputs.empty()) bad("no input files");
-  if (k < 1 || k > kMaxK) bad("-k must be between 1 and " + std::to_string(kMaxK) + ", got " + std::to_string(k));
-  if (threads < 1) bad("--threads must be at least 1");
-  if (batch_bases < 1) bad("batch size must be at least 1 base");
+  ReadSetOptions::validate(kMaxK);
   if (paired_files && interleaved) bad("two mate files and --interleaved exclude each other");
   if (paired_files && inputs.size() != 2)
     bad("paired files need exactly two inputs (R1 R2), got " + std::to_string(inputs.size()));

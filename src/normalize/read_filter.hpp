@@ -49,21 +49,23 @@ namespace kmerbloom {
 
 enum class WeakMode { none, drop, trim };
 
-struct ReadFilterOptions {
-  std::vector<std::string> inputs;  // paths, "-" for stdin
+// k: 1..255; always canonical. max_memory: upper bound on gate + sketch.
+// threads: worker threads (a reader, a decider and a writer thread come on
+// top). batch_bases: both mates together; 2 * threads + 4 batches in flight.
+struct ReadFilterOptions : ReadSetOptions {
+  ReadFilterOptions() {
+    max_memory = uint64_t{1} << 30;
+    batch_bases = 1u << 16;
+  }
   bool paired_files = false;        // inputs = {R1, R2}, read in lockstep
   bool interleaved = false;         // one input, records alternate mate 1, mate 2
   bool split_mates = false;         // interleaved: mate 2 goes to sink stream 1 (paired_files: always)
-  unsigned k = 31;                  // 1..255
   bool normalize = true;
   unsigned target_coverage = 20;    // C, 1..255 (the sketch's counters stop at 255)
   WeakMode weak = WeakMode::none;
   uint32_t min_count = 2;           // weak k-mers occur fewer times than this; >= 2
   std::string solid_path;           // `kmerbloom count` output (TSV, FASTA or KFF, .gz too) instead of a first pass
   uint64_t expected_kmers = 0;      // k-mers expected to be counted at least twice; 0 = estimated (sizing below)
-  uint64_t max_memory = uint64_t{1} << 30;  // bytes, upper bound on gate + sketch
-  unsigned threads = 1;             // worker threads (a reader, a decider and a writer thread come on top)
-  uint64_t batch_bases = 1u << 16;  // bases per batch (both mates together); 2 * threads + 4 batches in flight
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;

@@ -3,11 +3,26 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
+#include "seqio/paths.hpp"
 #include "seqio/queues.hpp"
 
 namespace kmerbloom {
+
+void ReadSetOptions::validate(unsigned max_k, bool k_checked_elsewhere) const {
+  if (inputs.empty()) throw std::invalid_argument("no input files");
+  if (!k_checked_elsewhere && (k < 1 || k > max_k))
+    throw std::invalid_argument("-k must be between 1 and " + std::to_string(max_k) + ", got " + std::to_string(k));
+  if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
+  if (batch_bases < 1) throw std::invalid_argument("batch size must be at least 1 base");
+}
+
+bool ReadSetOptions::has_stream_input() const {
+  return std::any_of(inputs.begin(), inputs.end(), [](const std::string& p) { return is_stream(p); });
+}
+
 namespace {
 
 // A bounded hand-off between the reader and the workers: `free` holds empty

@@ -21,6 +21,30 @@
 
 namespace kmerbloom {
 
+// The reads a command takes and how it reads them: the fields every
+// command's options share (CountOptions, BinOptions, BuildOptions,
+// QueryOptions, EstimateOptions, ReadFilterOptions derive from it), so that
+// a command running another (build's count, filter's estimate) hands its read
+// set over in one assignment. Each command sets its own defaults.
+struct ReadSetOptions {
+  std::vector<std::string> inputs;  // paths, "-" for stdin
+  unsigned k = 31;
+  bool canonical = true;
+  unsigned threads = 1;
+  uint64_t batch_bases = 4u << 20;  // bases per batch
+  uint64_t max_memory = 0;          // bytes; 0 = no budget
+  std::string tmp_dir = {};         // temporary files; empty: $TMPDIR, else /tmp
+
+  ReadSetOptions& read_set() { return *this; }
+  const ReadSetOptions& read_set() const { return *this; }
+  // Throws std::invalid_argument naming the first bad field: no inputs, k
+  // outside 1..max_k (unless checked elsewhere: query's k against its filter),
+  // no thread, empty batches.
+  void validate(unsigned max_k, bool k_checked_elsewhere = false) const;
+  // True if some input cannot be read twice (stdin, a FIFO, a device: is_stream).
+  bool has_stream_input() const;
+};
+
 struct PipelineOptions {
   unsigned workers = 1;
   uint64_t batch_bases = 4u << 20;  // bases per batch
