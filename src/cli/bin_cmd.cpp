@@ -15,14 +15,12 @@ namespace {
 
 struct BinArgs {
   BinOptions opt;
-  bool no_canonical = false;
-  std::optional<std::string> max_memory;
+  ReadSetArgs reads;
 };
 
 int run_bin(BinArgs& a) {
   RunClock clock;
-  if (a.max_memory) a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
-  a.opt.canonical = !a.no_canonical;
+  a.reads.settle(a.opt);
   a.opt.validate();
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.opt.output}}, a.opt.tmp_dir);
   CountHooks hooks;
@@ -42,22 +40,18 @@ int run_bin(BinArgs& a) {
 
 Action setup_bin(CLI::App& sub) {
   auto a = std::make_shared<BinArgs>();
-  a->opt.threads = default_threads();
   sub.footer(
       "Scatter by input, gather by bin: bin each chunk of the reads (a file, or a few) in its own job, then "
       "`kmerbloom count CHUNK*.kbin --partition I/N` counts bins I, I+N, I+2N, ... of every chunk, and "
       "`kmerbloom merge-counts` joins the N outputs into what one count of all the reads writes. Bin every "
       "chunk with the same -k, --bins and strandedness.");
-  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
+  add_read_set_options(sub, a->opt, a->reads,
+                       {.no_canonical = "k-mers as read, not canonical (count needs it too)",
+                        .max_memory = "Memory budget, e.g. 2G or 500M: the binned data beyond it goes to temporary files",
+                        .tmp_dir = true});
   sub.add_option("-o,--output", a->opt.output, "Bin file to write (.kbin)")->required();
   sub.add_option("--bins", a->opt.bins,
                  "Minimizer bins (default 1024 for k <= 31, more for longer k); the same for every chunk");
-  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
-  sub.add_flag("--no-canonical", a->no_canonical, "k-mers as read, not canonical (count needs it too)");
-  sub.add_option("-M,--max-memory", a->max_memory,
-                 "Memory budget, e.g. 2G or 500M: the binned data beyond it goes to temporary files");
-  sub.add_option("--tmp-dir", a->opt.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
   return [a] { return run_bin(*a); };
 }
 

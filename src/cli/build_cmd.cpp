@@ -13,14 +13,14 @@ namespace {
 struct BuildArgs {
   BuildOptions opt;
   std::string output;
-  bool no_canonical = false;
+  ReadSetArgs reads;
 };
 
 int run_build(BuildArgs& a) {
   RunClock clock;
-  a.opt.canonical = !a.no_canonical;
+  a.reads.settle(a.opt);
   a.opt.validate();
-  check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}});
+  check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}}, given_tmp_dir(a.opt));
   FilterHooks hooks;
   hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
   hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
@@ -42,14 +42,13 @@ int run_build(BuildArgs& a) {
 
 Action setup_build(CLI::App& sub) {
   auto a = std::make_shared<BuildArgs>();
-  a->opt.threads = default_threads();
   sub.footer(
       "Filters merge (kmerbloom merge) only if built with the same -k, --expected, --fpr and --min-count: "
       "--expected fixes the shape. The union of filters built on chunks of the reads then equals the filter "
       "built on all of them, bit for bit. Without --expected the filter is sized from the data (one more pass; "
       "a filter that grows on stdin).");
-  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
+  // --tmp-dir: for the count of --min-count >= 2
+  add_read_set_options(sub, a->opt, a->reads, {.no_canonical = "k-mers as read, not canonical", .tmp_dir = true});
   sub.add_option("-o,--output", a->output, "Filter file to write (.kbf)")->required();
   sub.add_option("-c,--min-count", a->opt.min_count,
                  "Only k-mers seen at least this often (>= 2: counted exactly first, as count does)")
@@ -58,8 +57,6 @@ Action setup_build(CLI::App& sub) {
   sub.add_option("--expected", a->opt.expected,
                  "Distinct k-mers the filter is sized for; fixes the shape, so that filters merge "
                  "(default: sized from the data)");
-  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
-  sub.add_flag("--no-canonical", a->no_canonical, "k-mers as read, not canonical");
   return [a] { return run_build(*a); };
 }
 

@@ -145,4 +145,29 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   out.commit();
 }
 
+void ReadSetArgs::settle(ReadSetOptions& o) const {
+  if (max_memory) o.max_memory = parse_memory_size(*max_memory, "-M/--max-memory");
+  if (no_canonical_option) o.canonical = !no_canonical;
+}
+
+std::optional<std::string> given_tmp_dir(const ReadSetOptions& o) {
+  if (o.tmp_dir.empty()) return std::nullopt;
+  return o.tmp_dir;
+}
+
+void add_read_set_options(CLI::App& sub, ReadSetOptions& o, ReadSetArgs& args, const ReadSetHelp& help) {
+  o.threads = default_threads();
+  CLI::Option* inputs = sub.add_option("inputs", o.inputs, help.inputs);
+  if (help.inputs_required) inputs->required();
+  args.k_option = sub.add_option("-k,--kmer-size", o.k, help.k);
+  if (help.k_shows_default) args.k_option->capture_default_str();
+  sub.add_option("-t,--threads", o.threads, "Worker threads (default: all cores)")->capture_default_str();
+  if (help.no_canonical) args.no_canonical_option = sub.add_flag("--no-canonical", args.no_canonical, help.no_canonical);
+  if (help.max_memory) {
+    CLI::Option* m = sub.add_option("-M,--max-memory", args.max_memory, help.max_memory);
+    if (help.max_memory_default) m->default_str(help.max_memory_default);
+  }
+  if (help.tmp_dir) sub.add_option("--tmp-dir", o.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
+}
+
 }  // namespace kmerbloom::cli

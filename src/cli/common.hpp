@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "seqio/paths.hpp"
+#include "seqio/pipeline.hpp"
 #include "report/run_stats.hpp"
 
 namespace kmerbloom::cli {
@@ -68,6 +70,37 @@ std::vector<NamedPath> named_inputs(const std::vector<std::string>& paths);
 // Messages name the option and the path.
 void check_outputs_first(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs,
                          const std::optional<std::string>& tmp_dir = std::nullopt);
+
+// Which read-set options (seqio/pipeline.hpp) a subcommand takes, and the
+// help texts that differ between subcommands; nullptr leaves an option out.
+struct ReadSetHelp {
+  const char* inputs = "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin";
+  bool inputs_required = true;
+  const char* k = "k-mer length, 1 to 255";
+  bool k_shows_default = true;
+  const char* no_canonical = nullptr;  // --no-canonical
+  const char* max_memory = nullptr;    // -M/--max-memory
+  const char* max_memory_default = nullptr;
+  bool tmp_dir = false;                // --tmp-dir
+};
+
+// What the read-set options parse into beside ReadSetOptions itself.
+struct ReadSetArgs {
+  bool no_canonical = false;
+  std::optional<std::string> max_memory;  // unset: the options' default; "": an error
+  CLI::Option* k_option = nullptr;
+  CLI::Option* no_canonical_option = nullptr;
+  // After parsing: the memory size and strandedness into o.
+  void settle(ReadSetOptions& o) const;
+};
+
+// Declares the read-set options on sub, once for every subcommand: the
+// inputs (positional), -k, -t (default: all cores) and those `help` names.
+void add_read_set_options(CLI::App& sub, ReadSetOptions& o, ReadSetArgs& args, const ReadSetHelp& help);
+
+// For commands that spill only now and then (build, filter): the --tmp-dir
+// to check when one was given, none otherwise.
+std::optional<std::string> given_tmp_dir(const ReadSetOptions& o);
 
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);

@@ -24,16 +24,13 @@ struct CountArgs {
   std::string output = "-";
   std::string format = "tsv";
   std::string histo, stats;
-  bool no_canonical = false;
+  ReadSetArgs reads;  // -M unset: no budget
   bool no_gate = false;
   std::string partition;
-  std::optional<std::string> max_memory;  // unset: no budget; set to "": an error
   std::string report, plot;
   bool progress = false, no_progress = false;
   std::string sample;
   bool no_multiqc = false;
-  const CLI::Option* k_option = nullptr;
-  const CLI::Option* no_canonical_option = nullptr;
 };
 
 // What a user should know about a run that succeeded: no reads, no k-mers,
@@ -97,19 +94,16 @@ void check_outputs(const CountArgs& a) {
 // strandedness, and what bin files say.
 void settle_options(CountArgs& a) {
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
-  if (a.max_memory) {
-    a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
-    if (a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MB: say what was asked
-      throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.max_memory +
-                        "): the read buffers alone need about 2 MB plus 9 MB a thread");
-  }
-  a.opt.canonical = !a.no_canonical;
+  a.reads.settle(a.opt);
+  if (a.reads.max_memory && a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MB: say what was asked
+    throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.reads.max_memory +
+                      "): the read buffers alone need about 2 MB plus 9 MB a thread");
   // Bin files (kmerbloom bin) carry their k and strandedness: taken from
   // the first when not given (count checks that every file agrees).
   if (!a.opt.inputs.empty() && is_bin_file(a.opt.inputs.front())) {
     const BinFileInfo info = read_bin_info(a.opt.inputs.front());
-    if (a.k_option->count() == 0) a.opt.k = info.k;
-    if (a.no_canonical_option->count() == 0) a.opt.canonical = info.canonical;
+    if (a.reads.k_option->count() == 0) a.opt.k = info.k;
+    if (a.reads.no_canonical_option->count() == 0) a.opt.canonical = info.canonical;
   }
   if (a.no_gate) a.opt.gate = GateMode::none;
 }
@@ -191,12 +185,14 @@ int run_count(CountArgs& a) {
 
 Action setup_count(CLI::App& sub) {
   auto a = std::make_shared<CountArgs>();
-  a->opt.threads = default_threads();
-  sub.add_option("inputs", a->opt.inputs,
-                 "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin; or bin files of kmerbloom bin")
-      ->required();
-  a->k_option = sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255 (bin files: theirs)")
-                    ->capture_default_str();
+  add_read_set_options(
+      sub, a->opt, a->reads,
+      {.inputs = "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin; or bin files of kmerbloom bin",
+       .k = "k-mer length, 1 to 255 (bin files: theirs)",
+       .no_canonical = "Count k-mers as read, not canonical",
+       .max_memory = "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): buffers are planned to fit it, the "
+                     "partitions' data beyond it goes to temporary files; too small for the buffers is exit 5",
+       .tmp_dir = true});
   sub.add_option("-o,--output", a->output, "Solid k-mers; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
   sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
@@ -218,18 +214,12 @@ Action setup_count(CLI::App& sub) {
   CLI::Option* progress_flag =
       sub.add_flag("--progress", a->progress, "Show the progress line on stderr even when it is not a terminal");
   sub.add_flag("--no-progress", a->no_progress, "Never show the progress line")->excludes(progress_flag);
-  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
-  a->no_canonical_option = sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   sub.add_flag("--one-pass", a->opt.one_pass,
                "Counts are the table count + 1, without settling the first sightings: a few singletons leak as count 2");
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
                  "Bloom filters' target false-positive rate (default 0.03, or 0.001 in one-pass mode)");
-  sub.add_option("-M,--max-memory", a->max_memory,
-                 "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): buffers are planned to fit it, the "
-                 "partitions' data beyond it goes to temporary files; too small for the buffers is exit 5");
-  sub.add_option("--tmp-dir", a->opt.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather; on bin files "
                  "(kmerbloom bin) the bins I, I+N, I+2N, ...");

@@ -19,7 +19,7 @@ struct EstimateArgs {
   std::string output = "-";
   std::string format = "tsv";
   std::string json;
-  bool no_canonical = false;
+  ReadSetArgs reads;
 };
 
 uint64_t as_count(double x) { return static_cast<uint64_t>(std::llround(x)); }
@@ -44,7 +44,7 @@ void write_table(const std::string& path, const KmerSpectrumEstimate& e) {
 
 int run_estimate(EstimateArgs& a) {
   RunClock clock;
-  a.opt.canonical = !a.no_canonical;
+  a.reads.settle(a.opt);
   a.opt.validate();  // before any output file is created
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}, {"--json", a.json}});
 
@@ -80,11 +80,7 @@ int run_estimate(EstimateArgs& a) {
 
 Action setup_estimate(CLI::App& sub) {
   auto a = std::make_shared<EstimateArgs>();
-  a->opt.threads = default_threads();
-  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files, plain, gzip or BGZF; - reads stdin")->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
-  sub.add_flag("--no-canonical", a->no_canonical, "Count k-mers as read, not canonical");
-  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
+  add_read_set_options(sub, a->opt, a->reads, {.no_canonical = "Count k-mers as read, not canonical"});
   sub.add_option("-o,--output", a->output, "Estimate table (F1, F0, f1..fN) or JSON; - is stdout")
       ->capture_default_str();
   sub.add_option("--format", a->format, "tsv (NAME<TAB>VALUE rows) or json")

@@ -21,7 +21,7 @@ struct FilterArgs {
   bool no_normalize = false;
   bool drop_weak = false;
   bool trim_weak = false;
-  std::optional<std::string> max_memory;
+  ReadSetArgs reads;
   CLI::Option* min_count_option = nullptr;  // to tell whether -c was given
 };
 
@@ -29,7 +29,7 @@ int run_filter(FilterArgs& a) {
   RunClock clock;
   ReadFilterOptions& o = a.opt;
   o.normalize = !a.no_normalize;
-  if (a.max_memory) o.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
+  a.reads.settle(o);
   if (a.drop_weak && a.trim_weak) throw std::invalid_argument("--drop-weak and --trim-weak exclude each other");
   o.weak = a.drop_weak ? WeakMode::drop : a.trim_weak ? WeakMode::trim : WeakMode::none;
   if (o.weak == WeakMode::none && a.min_count_option->count() > 0)
@@ -45,7 +45,7 @@ int run_filter(FilterArgs& a) {
   o.validate();  // before any output file is created
   std::vector<NamedPath> ins = named_inputs(o.inputs);
   ins.push_back({"--solid", o.solid_path});
-  check_outputs_first(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}});
+  check_outputs_first(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}}, given_tmp_dir(o));
 
   OutputFile out1(a.output);
   std::unique_ptr<OutputFile> out2;
@@ -78,11 +78,13 @@ int run_filter(FilterArgs& a) {
 
 Action setup_filter(CLI::App& sub) {
   auto a = std::make_shared<FilterArgs>();
-  a->opt.threads = default_threads();
-  sub.add_option("inputs", a->opt.inputs,
-                 "FASTA/FASTQ files (plain, gzip or BGZF; - reads stdin); R1 R2 with -O")
-      ->required();
-  sub.add_option("-k,--kmer-size", a->opt.k, "k-mer length, 1 to 255")->capture_default_str();
+  add_read_set_options(
+      sub, a->opt, a->reads,
+      {.inputs = "FASTA/FASTQ files (plain, gzip or BGZF; - reads stdin); R1 R2 with -O",
+       .max_memory =
+           "Upper bound on the abundance sketch and its gate together: 500M, 4G (K, M, G, T: binary units; plain bytes)",
+       .max_memory_default = "1G",
+       .tmp_dir = true});  // for the first pass of --drop-weak / --trim-weak
   sub.add_option("-o,--output", a->output,
                  "Kept reads (mate 1 with -O); - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
@@ -102,11 +104,7 @@ Action setup_filter(CLI::App& sub) {
                  "Solid k-mers from `kmerbloom count` (TSV, FASTA or KFF, .gz too; KMC's -okff too) instead of a first pass");
   sub.add_option("--expected", a->opt.expected_kmers,
                  "K-mers expected to be counted twice or more; sizes the abundance sketch (default: estimated)");
-  sub.add_option("-M,--max-memory", a->max_memory,
-                 "Upper bound on the abundance sketch and its gate together: 500M, 4G (K, M, G, T: binary units; plain bytes)")
-      ->default_str("1G");
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
-  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   return [a] { return run_filter(*a); };
 }
 

@@ -15,6 +15,7 @@ namespace {
 
 struct QueryArgs {
   QueryOptions opt;
+  ReadSetArgs reads;
   std::string filter;
   std::string output = "-";
   std::string summary;
@@ -72,12 +73,15 @@ int run_query(QueryArgs& a) {
 
 Action setup_query(CLI::App& sub) {
   auto a = std::make_shared<QueryArgs>();
-  a->opt.threads = default_threads();
   sub.footer(
       "Output: a TSV with a header, one row per read in input order: read (name up to the first space), kmers, "
       "kmers_present, fraction. With --kmers: KMER<TAB>1 or KMER<TAB>0 per listed k-mer, no header.");
   sub.add_option("filter", a->filter, "Filter file (.kbf) written by kmerbloom build or merge; - reads stdin")->required();
-  sub.add_option("inputs", a->opt.inputs, "FASTA/FASTQ files to screen, plain, gzip or BGZF; - reads stdin");
+  add_read_set_options(sub, a->opt, a->reads,
+                       {.inputs = "FASTA/FASTQ files to screen, plain, gzip or BGZF; - reads stdin",
+                        .inputs_required = false,  // or --kmers
+                        .k = "Check that the filter's k is this (default: use the filter's k)",
+                        .k_shows_default = false});
   sub.add_option("--kmers", a->kmers,
                  "Query a k-mer list instead: one k-mer per line, KMER<TAB>COUNT as count writes it, or a KFF file (.gz or -)");
   sub.add_option("-o,--output", a->output, "Per-read TSV; - is stdout, a name ending in .gz is gzip-compressed")
@@ -85,8 +89,6 @@ Action setup_query(CLI::App& sub) {
   sub.add_option("--summary", a->summary, "Write the summary as JSON (it always goes to stderr unless -q)");
   sub.add_option("--threshold", a->opt.threshold, "A read is a hit when this fraction of its k-mers is present")
       ->capture_default_str();
-  sub.add_option("-k,--kmer-size", a->opt.k, "Check that the filter's k is this (default: use the filter's k)");
-  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   return [a] { return run_query(*a); };
 }
 
