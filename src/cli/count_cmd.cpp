@@ -98,13 +98,7 @@ void settle_options(CountArgs& a) {
   if (a.reads.max_memory && a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MB: say what was asked
     throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.reads.max_memory +
                       "): the read buffers alone need about 2 MB plus 9 MB a thread");
-  // Bin files (kmerbloom bin) carry their k and strandedness: taken from
-  // the first when not given (count checks that every file agrees).
-  if (!a.opt.inputs.empty() && is_bin_file(a.opt.inputs.front())) {
-    const BinFileInfo info = read_bin_info(a.opt.inputs.front());
-    if (a.reads.k_option->count() == 0) a.opt.k = info.k;
-    if (a.reads.no_canonical_option->count() == 0) a.opt.canonical = info.canonical;
-  }
+  take_bin_shape(a.opt, a.reads.k_option->count() > 0, a.reads.no_canonical_option->count() > 0);
   if (a.no_gate) a.opt.gate = GateMode::none;
 }
 

@@ -170,6 +170,13 @@ BinFileInfo read_bin_info(const std::string& path) {
   return {f.header().k, f.header().canonical != 0, f.header().bins, f.header().reads};
 }
 
+void take_bin_shape(CountOptions& o, bool k_given, bool canonical_given) {
+  if (o.inputs.empty() || !is_bin_file(o.inputs.front())) return;
+  const BinFileInfo info = read_bin_info(o.inputs.front());
+  if (!k_given) o.k = info.k;
+  if (!canonical_given) o.canonical = info.canonical;
+}
+
 BinResult write_bins(const BinOptions& o, const CountHooks& hooks) {
   o.validate();
   CountOptions co;

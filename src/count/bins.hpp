@@ -66,4 +66,9 @@ struct BinFileInfo {
 };
 BinFileInfo read_bin_info(const std::string& path);
 
+// Bin files carry their k and strandedness: when the first input is a bin
+// file, takes them into o where not given (k_given, canonical_given).
+// count_kmers then checks every file against o.
+void take_bin_shape(CountOptions& o, bool k_given, bool canonical_given);
+
 }  // namespace kmerbloom
