@@ -69,7 +69,6 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
   rm -rf "$CACHE/base/var/lib/apt/lists/"* "$CACHE/base/var/cache/apt/archives/"*.deb
-  [ -s "$CACHE/base/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$CACHE/base/etc/hosts"
   touch "$CACHE/base.done"
 }
 
@@ -87,6 +86,14 @@ release() {
   done
   awk -v r="$R" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r |
     while read -r m; do umount "$m" 2> /dev/null || umount -l "$m"; done
+}
+
+# bind_in --bind|--rbind DIR: the machine's DIR at the same place in the
+# chroot. Mounts and unmounts there must not reach the machine's DIR (shared
+# mounts under systemd), so the copy only receives.
+bind_in() {
+  mount "$1" "$2" "$R$2"
+  mount --make-rslave "$R$2" 2> /dev/null || true
 }
 
 mkdir -p "$CACHE"
@@ -107,13 +114,14 @@ cp -a "$CACHE/base" "$R"
 git clone -q "$(git -C "$KB_ROOT" rev-parse --path-format=absolute --git-common-dir)" "$R$SRC"
 git -C "$R$SRC" checkout -q --detach "$head"
 cp -L /etc/resolv.conf "$R/etc/resolv.conf"
+# The machine's name as the Debian installer writes it: at 127.0.1.1, not 127.0.0.1.
+uname -n > "$R/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
+  "$(uname -n)" > "$R/etc/hosts"
 mount -t proc proc "$R/proc"
-mount -t sysfs -o ro sysfs "$R/sys"
-mount --bind /dev "$R/dev"
-mount --bind /dev/pts "$R/dev/pts"
-# Mounts made in the chroot must not reach the machine's /dev (shared mounts under systemd).
-mount --make-slave "$R/dev" 2> /dev/null || true
-mount --make-slave "$R/dev/pts" 2> /dev/null || true
+bind_in --rbind /sys  # with the cgroup file systems, which slurmd needs
+bind_in --bind /dev
+bind_in --bind /dev/pts
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
 
 echo "bare-debian: $CMD, in $R (commit $head)" >&2
