@@ -96,38 +96,44 @@ bind_in() {
   mount --make-rslave "$R$2" 2> /dev/null || true
 }
 
-mkdir -p "$CACHE"
-exec 9> "$CACHE/base.lock"
-flock 9
-make_base
-flock -u 9
+# The whole run is one function, read before it starts: editing or checking
+# out this file during a run of hours cannot change what the run does.
+main() {
+  mkdir -p "$CACHE"
+  exec 9> "$CACHE/base.lock"
+  flock 9
+  make_base
+  flock -u 9
 
-head=$(git -C "$KB_ROOT" rev-parse HEAD)
-[ -z "$(git -C "$KB_ROOT" status --porcelain)" ] ||
-  echo "bare-debian: note: uncommitted changes stay out; the chroot holds the commit $head" >&2
-release
-rm -rf --one-file-system "$R"
-trap release EXIT
-trap "exit 130" INT
-trap "exit 143" TERM HUP
-cp -a "$CACHE/base" "$R"
-git clone -q "$(git -C "$KB_ROOT" rev-parse --path-format=absolute --git-common-dir)" "$R$SRC"
-git -C "$R$SRC" checkout -q --detach "$head"
-cp -L /etc/resolv.conf "$R/etc/resolv.conf"
-# The machine's name as the Debian installer writes it: at 127.0.1.1, not 127.0.0.1.
-uname -n > "$R/etc/hostname"
-printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
-  "$(uname -n)" > "$R/etc/hosts"
-mount -t proc proc "$R/proc"
-bind_in --rbind /sys  # with the cgroup file systems, which slurmd needs
-bind_in --bind /dev
-bind_in --bind /dev/pts
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+  local head rc=0
+  head=$(git -C "$KB_ROOT" rev-parse HEAD)
+  [ -z "$(git -C "$KB_ROOT" status --porcelain)" ] ||
+    echo "bare-debian: note: uncommitted changes stay out; the chroot holds the commit $head" >&2
+  release
+  rm -rf --one-file-system "$R"
+  trap release EXIT
+  trap "exit 130" INT
+  trap "exit 143" TERM HUP
+  cp -a "$CACHE/base" "$R"
+  git clone -q "$(git -C "$KB_ROOT" rev-parse --path-format=absolute --git-common-dir)" "$R$SRC"
+  git -C "$R$SRC" checkout -q --detach "$head"
+  cp -L /etc/resolv.conf "$R/etc/resolv.conf"
+  # The machine's name as the Debian installer writes it: at 127.0.1.1, not 127.0.0.1.
+  uname -n > "$R/etc/hostname"
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
+    "$(uname -n)" > "$R/etc/hosts"
+  mount -t proc proc "$R/proc"
+  bind_in --rbind /sys  # with the cgroup file systems, which slurmd needs
+  bind_in --bind /dev
+  bind_in --bind /dev/pts
+  mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
 
-echo "bare-debian: $CMD, in $R (commit $head)" >&2
-rc=0
-chroot "$R" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  /bin/bash -c "cd $SRC && $CMD" || rc=$?
-echo "bare-debian: '$CMD' on bare Debian 12 exited with status $rc" >&2
-exit "$rc"
+  echo "bare-debian: $CMD, in $R (commit $head)" >&2
+  chroot "$R" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /bin/bash -c "cd $SRC && $CMD" || rc=$?
+  echo "bare-debian: '$CMD' on bare Debian 12 exited with status $rc" >&2
+  return "$rc"
+}
+
+main "$@"; exit
