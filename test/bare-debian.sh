@@ -69,7 +69,6 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
   rm -rf "$CACHE/base/var/lib/apt/lists/"* "$CACHE/base/var/cache/apt/archives/"*.deb
-  [ -s "$CACHE/base/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$CACHE/base/etc/hosts"
   touch "$CACHE/base.done"
 }
 
@@ -89,37 +88,52 @@ release() {
     while read -r m; do umount "$m" 2> /dev/null || umount -l "$m"; done
 }
 
-mkdir -p "$CACHE"
-exec 9> "$CACHE/base.lock"
-flock 9
-make_base
-flock -u 9
+# bind_in --bind|--rbind DIR: the machine's DIR at the same place in the
+# chroot. Mounts and unmounts there must not reach the machine's DIR (shared
+# mounts under systemd), so the copy only receives.
+bind_in() {
+  mount "$1" "$2" "$R$2"
+  mount --make-rslave "$R$2" 2> /dev/null || true
+}
 
-head=$(git -C "$KB_ROOT" rev-parse HEAD)
-[ -z "$(git -C "$KB_ROOT" status --porcelain)" ] ||
-  echo "bare-debian: note: uncommitted changes stay out; the chroot holds the commit $head" >&2
-release
-rm -rf --one-file-system "$R"
-trap release EXIT
-trap "exit 130" INT
-trap "exit 143" TERM HUP
-cp -a "$CACHE/base" "$R"
-git clone -q "$(git -C "$KB_ROOT" rev-parse --path-format=absolute --git-common-dir)" "$R$SRC"
-git -C "$R$SRC" checkout -q --detach "$head"
-cp -L /etc/resolv.conf "$R/etc/resolv.conf"
-mount -t proc proc "$R/proc"
-mount -t sysfs -o ro sysfs "$R/sys"
-mount --bind /dev "$R/dev"
-mount --bind /dev/pts "$R/dev/pts"
-# Mounts made in the chroot must not reach the machine's /dev (shared mounts under systemd).
-mount --make-slave "$R/dev" 2> /dev/null || true
-mount --make-slave "$R/dev/pts" 2> /dev/null || true
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+# The whole run is one function, read before it starts: editing or checking
+# out this file during a run of hours cannot change what the run does.
+main() {
+  mkdir -p "$CACHE"
+  exec 9> "$CACHE/base.lock"
+  flock 9
+  make_base
+  flock -u 9
 
-echo "bare-debian: $CMD, in $R (commit $head)" >&2
-rc=0
-chroot "$R" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  /bin/bash -c "cd $SRC && $CMD" || rc=$?
-echo "bare-debian: '$CMD' on bare Debian 12 exited with status $rc" >&2
-exit "$rc"
+  local head rc=0
+  head=$(git -C "$KB_ROOT" rev-parse HEAD)
+  [ -z "$(git -C "$KB_ROOT" status --porcelain)" ] ||
+    echo "bare-debian: note: uncommitted changes stay out; the chroot holds the commit $head" >&2
+  release
+  rm -rf --one-file-system "$R"
+  trap release EXIT
+  trap "exit 130" INT
+  trap "exit 143" TERM HUP
+  cp -a "$CACHE/base" "$R"
+  git clone -q "$(git -C "$KB_ROOT" rev-parse --path-format=absolute --git-common-dir)" "$R$SRC"
+  git -C "$R$SRC" checkout -q --detach "$head"
+  cp -L /etc/resolv.conf "$R/etc/resolv.conf"
+  # The machine's name as the Debian installer writes it: at 127.0.1.1, not 127.0.0.1.
+  uname -n > "$R/etc/hostname"
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
+    "$(uname -n)" > "$R/etc/hosts"
+  mount -t proc proc "$R/proc"
+  bind_in --rbind /sys  # with the cgroup file systems, which slurmd needs
+  bind_in --bind /dev
+  bind_in --bind /dev/pts
+  mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+
+  echo "bare-debian: $CMD, in $R (commit $head)" >&2
+  chroot "$R" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /bin/bash -c "cd $SRC && $CMD" || rc=$?
+  echo "bare-debian: '$CMD' on bare Debian 12 exited with status $rc" >&2
+  return "$rc"
+}
+
+main "$@"; exit

@@ -43,7 +43,7 @@ kb_check_tools() {
       chromium) # test_report.sh renders a page: a headless screenshot, chromium exits 0 also without one
         cmd=(timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$tmp/profile"
           --screenshot="$tmp/shot.png" --window-size=200,100 "data:text/html,<p>kmerbloom</p>") made=$tmp/shot.png ;;
-      slurmctld | slurmd | slurmdbd) cmd=("$tool" -V) ;;
+      slurmctld | slurmd) cmd=("$tool" -V) ;;
       *) cmd=("$tool" --version) ;;
     esac
     if ! out=$(cd "$tmp" && "${cmd[@]}" 2>&1 < /dev/null) || { [ -n "$made" ] && [ ! -s "$made" ]; }; then

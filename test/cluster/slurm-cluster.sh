@@ -33,6 +33,21 @@ slurm_free_port() {
   return 1
 }
 
+# slurm_daemon COMMAND...: execs COMMAND (so it keeps the pid of the
+# background job that calls it: `slurm_daemon slurmd ... &`) where the
+# machine's name is localhost. With NoCtldInAddrAny and NoInAddrAny, Slurm's
+# daemons bind the address the machine's name resolves to (gethostname(),
+# whatever slurm.conf says), and the clients call 127.0.0.1: a Debian install
+# maps its name to 127.0.1.1, a container to its own address. In a UTS
+# namespace of their own they are named localhost; where none can be made,
+# they keep the machine's name.
+slurm_daemon() {
+  if unshare --uts true 2> /dev/null; then
+    exec unshare --uts sh -c 'hostname localhost && exec "$@"' sh "$@"
+  fi
+  exec "$@"
+}
+
 # slurm_wait SECONDS WHAT COMMAND...: run COMMAND every second until it
 # succeeds; fail after SECONDS, saying WHAT was awaited.
 slurm_wait() {
@@ -125,7 +140,7 @@ LogFile=$d/log/slurmdbd.log
 EOF
   chmod 600 "$d/slurmdbd.conf"
   # slurmdbd reads slurmdbd.conf beside $SLURM_CONF.
-  slurmdbd -D > "$d/log/slurmdbd.out" 2>&1 &
+  slurm_daemon slurmdbd -D > "$d/log/slurmdbd.out" 2>&1 &
   SLURM_PIDS+=($!)
   slurm_wait 60 "slurmdbd" sacctmgr -n list cluster || { tail -20 "$d/log/slurmdbd.log" >&2; return 1; }
   sacctmgr -i add cluster kbtest > /dev/null
@@ -137,8 +152,7 @@ slurm_start() {  # DIR [accounting]
   mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log"
   chmod 700 "$d/munge"
   # The controller and the node are both "localhost" at 127.0.0.1, whatever
-  # the machine's own name resolves to (a container's often names its
-  # bridge address).
+  # the machine's own name resolves to (slurm_daemon).
   host=localhost
   dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
   chmod 400 "$d/munge/munge.key"
@@ -157,10 +171,10 @@ slurm_start() {  # DIR [accounting]
   if [ -n "$dbdport" ]; then
     slurm_start_accounting "$d" "$dbdport" || return 1
   fi
-  slurmctld -D -i -f "$SLURM_CONF" > "$d/log/slurmctld.out" 2>&1 &
+  slurm_daemon slurmctld -D -i -f "$SLURM_CONF" > "$d/log/slurmctld.out" 2>&1 &
   SLURM_PIDS+=($!)
   slurm_wait 30 "slurmctld to answer" scontrol ping || { tail -20 "$d/log/slurmctld.log" >&2; return 1; }
-  slurmd -D -f "$SLURM_CONF" -N "$host" > "$d/log/slurmd.out" 2>&1 &
+  slurm_daemon slurmd -D -f "$SLURM_CONF" -N "$host" > "$d/log/slurmd.out" 2>&1 &
   SLURM_PIDS+=($!)
   if ! slurm_wait 60 "node $host to be idle" slurm_node_idle "$host"; then
     sinfo -N -l >&2 || true

@@ -29,7 +29,9 @@ if ! command -v apt-get > /dev/null || ! command -v dpkg-query > /dev/null; then
 fi
 . "$SRC/test/setup-debian.sh"
 kb_install slurm-wlm munge snakemake slurmdbd mariadb-server-core mariadb-client-core
-kb_check_tools munged slurmctld slurmd slurmdbd sbatch mariadbd mariadb snakemake
+# slurmdbd and the client commands (sbatch, sinfo...) do not start without a
+# configuration: slurm_start runs them and shows their logs when they fail.
+kb_check_tools munged slurmctld slurmd mariadbd mariadb snakemake
 . "$HERE/slurm-cluster.sh"
 
 KB=$(cd "$(dirname "${1:-$SRC/build/kmerbloom}")" && pwd)/$(basename "${1:-$SRC/build/kmerbloom}")
@@ -146,11 +148,12 @@ printf '#!/bin/sh\n[ "$1" = estimate ] && exec sleep 600\nexec %q "$@"\n' "$KB" 
 chmod +x "$W/slow-kmerbloom"
 mkdir -p "$W/interrupt"
 printf 'sample\treads\nex\t%s\n' "$EX" > "$W/interrupt/samples.tsv"
-set -m  # a background job of a script ignores SIGINT unless job control is on
-(cd "$W/interrupt" && exec snakemake -s "$WF/Snakefile" --configfile "$WF/config.yaml" --profile "$WF/profiles/slurm" \
+# A background job of a script ignores SIGINT, and so does everything started
+# by a shell that was itself started in the background (`cmd &`, nohup,
+# test/bare-debian.sh run with &): snakemake gets SIGINT's default back.
+(cd "$W/interrupt" && exec env --default-signal=INT snakemake -s "$WF/Snakefile" --configfile "$WF/config.yaml" --profile "$WF/profiles/slurm" \
   --config kmerbloom="$W/slow-kmerbloom" samples=samples.tsv < /dev/null > snakemake.out 2>&1) &
 sm=$!
-set +m
 gone() { ! kill -0 "$sm" 2> /dev/null; }
 if slurm_wait 60 "the estimate job to run" sh -c '[ "$(squeue -h -t R -o %j)" = kmerbloom.estimate.ex ]'; then
   kill -INT "$sm"
