@@ -76,6 +76,10 @@ std::string format_bytes(double v) {
   return buf;
 }
 
+std::string format_megabytes(uint64_t bytes) {
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB";
+}
+
 std::string format_bases(double v) {
   char buf[32];
   if (v >= 1e9)

@@ -25,6 +25,8 @@ std::string format_quantity(double v);
 std::string format_count(uint64_t v);
 // "50.7 MiB": binary units, for memory and file sizes in bytes.
 std::string format_bytes(double bytes);
+// "3 MB": bytes rounded up to whole MiB, as count's plan and errors give them.
+std::string format_megabytes(uint64_t bytes);
 // "4.93 Mb": sequence length in bases, decimal units.
 std::string format_bases(double bases);
 

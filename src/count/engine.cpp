@@ -22,6 +22,7 @@
 #include "count/bin_file.hpp"
 #include "count/partition_count.hpp"
 #include "count/scatter.hpp"
+#include "common/format.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -35,7 +36,6 @@ using detail::scatter_input;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
 
 // The pilot: partitions counted first, one after the other, until they hold
 // this many k-mer occurrences; their ratio of distinct k-mers (and of table
@@ -66,7 +66,7 @@ class Engine {
     Spool spool(so);
     PartitionStore store(plan_.partitions, spool);
     log("plan: " + std::to_string(plan_.partitions) + " partitions, minimizers of " +
-        std::to_string(plan_.minimizer) + " bases, " + megabytes(plan_.spool_memory) + " of spool memory, then " +
+        std::to_string(plan_.minimizer) + " bases, " + format_megabytes(plan_.spool_memory) + " of spool memory, then " +
         spool.dir());
 
     auto t0 = Clock::now();
@@ -85,7 +85,7 @@ class Engine {
       }
     }
     r.pass_seconds.push_back(seconds_since(t0));
-    log("pass 1: " + std::to_string(r.input.reads) + " reads, " + megabytes(spool.disk_bytes()) +
+    log("pass 1: " + std::to_string(r.input.reads) + " reads, " + format_megabytes(spool.disk_bytes()) +
         " to temporary files");
 
     t0 = Clock::now();

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/format.hpp"
 #include "count/spool.hpp"
 #include "kmer/minimizer.hpp"
 
 namespace kmerbloom {
 namespace {
-
-std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
 
 // About 1 MiB of compressed input (some 1.2 M k-mer occurrences of gzip
 // FASTQ) per partition for k <= 31, at least 64: on the E. coli sets (5 M
@@ -59,10 +58,10 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   }
   // At least 1 MB of spool memory, for the blocks in flight.
   if (fixed + (1u << 20) > o.max_memory)
-    throw BudgetError("cannot count in " + megabytes(o.max_memory) + ": the buffers of " + std::to_string(o.threads) +
-                      " threads alone need " + megabytes(fixed + (1u << 20)) + " (reading " +
-                      megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
-                      megabytes(p.write_buffers + p.merge_buffers) + ", counting " + megabytes(p.working_bytes) +
+    throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + std::to_string(o.threads) +
+                      " threads alone need " + format_megabytes(fixed + (1u << 20)) + " (reading " +
+                      format_megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
+                      format_megabytes(p.write_buffers + p.merge_buffers) + ", counting " + format_megabytes(p.working_bytes) +
                       "); raise -M or use fewer threads (-t)");
   p.spool_memory = o.max_memory - fixed;
   return p;

@@ -4,13 +4,11 @@
 #include <cstring>
 
 #include "seqio/paths.hpp"
+#include "common/format.hpp"
 #include "kmer/kmer.hpp"
 #include "kmer/minimizer.hpp"
 
 namespace kmerbloom::detail {
-namespace {
-std::string megabytes(uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MB"; }
-}  // namespace
 
 PartitionStore::PartitionStore(uint32_t partitions, Spool& spool) : spool_(spool), parts_(partitions) {}
 
@@ -163,8 +161,8 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
     const double projected = read ? taken * static_cast<double>(total) / static_cast<double>(read) : 0;
     const uint64_t disk = static_cast<uint64_t>(std::max(projected - static_cast<double>(spool.memory_budget()),
                                                          static_cast<double>(e.written())));
-    const std::string need = total && read ? ", about " + megabytes(disk) + " needed" : "";
-    throw SpoolError(e.dir() + ": no space left for temporary files (" + megabytes(e.written()) + " written" + need +
+    const std::string need = total && read ? ", about " + format_megabytes(disk) + " needed" : "";
+    throw SpoolError(e.dir() + ": no space left for temporary files (" + format_megabytes(e.written()) + " written" + need +
                          "); free space there, choose another directory with --tmp-dir, or raise -M",
                      e.dir(), e.written(), true);
   }

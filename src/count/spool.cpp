@@ -8,12 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/format.hpp"
+
 namespace kmerbloom {
-namespace {
-
-std::string megabytes(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB"; }
-
-}  // namespace
 
 std::string Spool::resolve_dir(const std::string& dir) {
   if (!dir.empty()) return dir;
@@ -103,7 +100,7 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
       const int e = n == 0 ? ENOSPC : errno;
       const bool full = e == ENOSPC || e == EDQUOT;
       throw SpoolError(dir_ + ": cannot write temporary data: " + std::strerror(e) + " after " +
-                           megabytes(b.offset + done) + " (choose another directory with --tmp-dir, or raise -M)",
+                           format_megabytes(b.offset + done) + " (choose another directory with --tmp-dir, or raise -M)",
                        dir_, b.offset + done, full);
     }
     done += static_cast<uint64_t>(n);
