@@ -1,6 +1,6 @@
 // Bloom filters over 64-bit hashes: a cache-blocked filter and a scalable chain.
 //
-// The filters take a 64-bit hash that is already well mixed (see hash.hpp) and
+// The filters take a 64-bit hash that is already well mixed (see kmer/hash.hpp) and
 // never see a k-mer. They never print, never exit; bad arguments throw
 // std::invalid_argument naming what is wrong.
 #pragma once
@@ -19,39 +19,16 @@
 namespace kmerbloom {
 
 // ---------------------------------------------------------------------------
-// BlockedBloom: one 64-byte block (512 bits, 8 words) per key
-// (Putze, Sanders & Singler 2007), so an operation costs one cache miss.
-//
-// Layout and hashing of a key with hash h:
-//   block    = (h * blocks) >> 64 on 128 bits (fastrange: any block count, no
-//              rounding up to a power of two);
-//   bits     = k positions in [0, 512), 9 bits each, sliced 7 per word from the
-//              stream mix64(h + i*G), i = 1, 2, ... (G = 0x9e3779b97f4a7c15).
-//              Positions are drawn with replacement, as the model below assumes.
-//
-// False-positive model (what for_capacity() and expected_fpr() compute):
-//   B = 512 bits per block, k hashes, n keys, b blocks, lambda = n / b.
-//   Keys per block ~ Poisson(lambda). With j keys in a block, the X set bits
-//   follow the occupancy law of k*j throws into B bins, computed exactly by
-//     P_{t+1}(x) = P_t(x) * x/B + P_t(x-1) * (B-x+1)/B,
-//   and a query in that block is a false positive with probability
-//     g(j) = E[(X/B)^k | j]           (not the classic (1-e^{-kj/B})^k, which
-//                                      ignores the spread of X and underestimates).
-//   FPR(n, b, k) = sum_j Poisson(j; lambda) * g(j).
-//   for_capacity(n, p) takes, over k = 1..kMaxHashes, the smallest b with
-//   FPR(n, b, k) <= p, and keeps the (b, k) with the fewest blocks (ties: fewer
-//   hashes). Blocking costs about 1-3 bits per key over the classic
-//   m = -n ln p / (ln 2)^2: measured: 9.9 vs 9.6 bits/key at 1%,
-//   15.5 vs 14.4 at 0.1%, 22.0 vs 19.2 at 0.01%.
+// BlockedBloom: one 64-byte block (512 bits, 8 words) per key, so an operation
+// costs one cache miss. Layout, hashing and the false-positive model that
+// for_capacity() and expected_fpr() compute: docs/scalable-chain.md.
 //
 // Thread safety: test_and_set(), insert(), contains() and prefetch() may run
-// concurrently from any number of threads (lock-free: relaxed atomic_ref loads
-// and fetch_or on the words). Everything that changes the shape or writes words
+// concurrently (lock-free); anything that changes the shape or writes words
 // non-atomically (assignment, union_with, intersect_with, clear, mutable
-// words()) needs exclusive access. Statistics read the words with relaxed
-// loads: exact when quiescent, approximate while other threads insert.
-// Memory: owned, zero-initialised, 64-byte aligned (2 MiB aligned with
-// transparent huge pages requested from 2 MiB up); copying deep-copies.
+// words()) needs exclusive access; statistics are approximate while inserts run.
+// Memory: owned, zeroed, 64-byte aligned (2 MiB with huge pages from 2 MiB up);
+// copying deep-copies.
 class BlockedBloom {
  public:
   static constexpr unsigned kBlockBits = 512;
@@ -181,29 +158,15 @@ struct BloomLayerInfo {
   double estimated_fpr = 0;   // from the current fill
 };
 
-// Growth policy. Layer i holds initial * s^i keys (or initial * s * i with
-// linear_growth) and is created lazily: only when a key that is not present
-// arrives while the newest layer is full, so n = exactly the capacity fits in
-// one layer. Exponential growth (the default) keeps the chain O(log(n/n0))
-// layers long; every absent key costs one cache miss per layer. A chain costs
-// 1.3-3x the memory of one filter sized for the final n: size
-// initial_capacity from a cardinality estimate and let the chain catch
-// underestimates. Measurements and the reasons: docs/scalable-chain.md.
+// ScalableBloom: a chain of BlockedBloom layers, each larger and tighter, so
+// the compound false-positive rate stays under the target whatever the number
+// of keys. Growth, memory cost and sizing advice: docs/scalable-chain.md.
 //
 // Thread safety: test_and_set(), insert(), contains() and prefetch() may run
-// concurrently from any threads. The hot path is lock-free: layers live in a
-// fixed array of kMaxLayers slots, a new layer is published by a release store
-// of the layer count, and the threads that find the newest layer full take a
-// mutex: the first adds the next layer, the others find it added
-// (double-checked) and wait only while it is being allocated. A key is never lost: a
-// key inserted into a layer that is superseded meanwhile is still found,
-// because lookups check every layer. Per-layer key counts may overcount by
-// the number of threads racing on the same new key (harmless: growth comes
-// slightly early). Statistics and layer access read concurrently-written
-// words with relaxed loads (approximate while inserts run). Moving needs
-// exclusive access. After kMaxLayers layers the last one keeps absorbing keys
-// beyond its capacity (estimated_fpr() shows the excess); exponential growth
-// never gets there.
+// concurrently; the hot path is lock-free and adding a layer takes a mutex. A
+// key is never lost (lookups check every layer); per-layer key counts may
+// overcount slightly under races. Statistics are approximate while inserts
+// run; moving needs exclusive access.
 class ScalableBloom {
  public:
   static constexpr size_t kMaxLayers = 64;
