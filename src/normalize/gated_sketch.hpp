@@ -1,43 +1,14 @@
 // GatedSketch: k-mer abundances for digital normalization in memory that
 // grows with the k-mers seen at least twice, not with the input.
 //
-// A Bloom filter gate (BlockedBloom, bloom.hpp) in front of a CountMinSketch
-// (count_min_sketch.hpp), as `kmerbloom count` keeps singletons out of its
-// table. The first sighting of a k-mer only sets its bits in the gate; from
-// the second on, the k-mer is counted in the sketch, and its abundance is
-// 1 + the sketch's estimate (at most kMaxCount). K-mers seen once, mostly
-// sequencing errors and most of the distinct k-mers of a read set, take
-// about 7 gate bits each and no sketch counter.
-//
-// Errors. Never under-counts (the gate has no false negatives, the sketch
-// never under-counts). A k-mer never seen reads 1 or more with probability
-// the gate's false-positive rate; such a false positive also sends the k-mer
-// to the sketch one sighting early (its count reads one high), and adds a
-// key to the sketch: the "leaked" keys the sizing counts in.
-//
-// The gate is not keyed by the k-mer hash h itself but by rotl(h, 32), so that
-// gate block and sketch block (both taken from the high bits) are independent.
-//
-// Sizing (plan_gated_sketch, the rule `kmerbloom filter` uses; the numbers
-// are the caller's):
-//   gate keys   = repeated + once
-//   sketch keys = repeated + leaked, leaked = once * (the gate's model rate
-//                 averaged over its fill from 0 to the gate keys)
-// where `repeated` is the number of distinct k-mers expected to be counted at
-// least twice and `once` the k-mers expected to be counted once. The gate is
-// the smallest BlockedBloom with model rate <= kGateFpr at the gate keys; the
-// sketch has CountMinSketch::blocks_for_keys(sketch keys) blocks (6 keys per
-// block: model collision rate 1.6%). A k-mer seen once meets the gate at its
-// fill of the moment, so fewer leak than the final rate says (on the 4-hash
-// gate, about a third). kGateFpr = 5% is near the memory optimum:
-// a lower rate costs 1.44 gate bits per key for each halving, a higher one
-// sketch blocks (10.7 bytes) for the leaked keys. When the two exceed
-// max_bytes, both shrink by the same factor (and the model rates, which the
-// plan reports, rise).
+// A BlockedBloom gate (bloom/bloom.hpp) in front of a CountMinSketch
+// (normalize/count_min_sketch.hpp): the first sighting of a k-mer only sets its
+// gate bits, later ones are counted in the sketch; abundance = 1 + the sketch's
+// estimate (at most kMaxCount). Never under-counts. The error model and the
+// sizing rule of plan_gated_sketch: docs/normaliser-sketch.md.
 //
 // Thread safety: none inside; const members may run concurrently with each
-// other, add() needs exclusive access (filter_reads calls it from its single
-// ordered stage). Memory: owns the gate and the sketch (see their headers).
+// other, add() needs exclusive access. Memory: owns the gate and the sketch.
 #pragma once
 
 #include <bit>
