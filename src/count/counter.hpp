@@ -36,8 +36,8 @@ namespace kmerbloom {
 enum class GateMode { automatic, none, bloom };
 
 // Default compound Bloom false-positive rate with one pass, where a false
-// positive lets a singleton through as a solid k-mer. (Exact mode picks the
-// rate that needs the least memory; see plan() in counter.cpp.)
+// positive lets a singleton through as a solid k-mer. (Exact mode defaults to
+// kExactFpr; see plan_count in count/plan.cpp.)
 inline constexpr double kOnePassFpr = 0.001;
 
 struct CountOptions : ReadSetOptions {
@@ -86,19 +86,21 @@ struct BloomReport {
   std::vector<Layer> layers;
 };
 
-// The sizing pass: a sampled estimate of the spectrum read before counting.
+// How the partitions' filters and tables were sized: from the pilot (the first
+// partitions, counted before the others) or from --expected; there is no
+// separate sizing pass. docs/gate-sizing.md.
 struct SizingReport {
   bool ran = false;
   double distinct = 0;          // F0 estimate
-  double singletons = 0;        // f1 estimate
+  double singletons = 0;        // f1 estimate (not measured by the pilot: 0)
   double relative_std_error = 0;
-  bool exact = false;           // the sample held every distinct k-mer: distinct is a count
+  bool exact = false;           // the pilot counted every partition: distinct is a count
   uint64_t bloom_capacity = 0;  // keys the first Bloom layer was sized for
   uint64_t table_keys = 0;      // keys the table was sized for
   double fpr = 0;               // Bloom target compound rate used
   double first_layer_share = 0; // share of it the first layer takes (0: the classic split)
   uint64_t planned_bytes = 0;   // filter + table + buffers, as planned
-  std::string source;           // "estimate", "--expected" or "default"
+  std::string source;           // "pilot partitions" or "--expected"
 };
 
 // The minimizer partitions.

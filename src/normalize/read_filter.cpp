@@ -112,7 +112,7 @@ void sketch_sizing_input(const ReadFilterOptions& o, const ReadFilterHooks& hook
     EstimateOptions eo;
     eo.read_set() = o.read_set();
     eo.canonical = true;
-    eo.sample_log2 = 18;  // F0 within about 0.2% (one standard error), as count's sizing pass
+    eo.sample_log2 = 18;  // F0 within about 0.2% (one standard error)
     eo.max_row = kSizingRows;
     const EstimateResult est = estimate_kmers(eo);
     r.pass_seconds.push_back(seconds_since(t0));
