@@ -1,30 +1,12 @@
 // CountMinSketch: approximate k-mer abundances for digital normalization, in
-// 8-bit saturating counters, cache-blocked so that a key costs one cache miss.
-//
-// Layout. The sketch is an array of 64-byte blocks; a block holds kRows = 4
-// rows of kRowWidth = 16 one-byte counters. A key with (well mixed, see
-// hash.hpp) 64-bit hash h lives in block (h * blocks) >> 64 (fastrange on 128
-// bits) and has one counter in each row of that block: row r uses counter
-// (h >> 4r) & 15. A count-min sketch whose d rows share one cache line
-// (the blocked layout of Putze, Sanders & Singler 2007 applied to count-min).
-//
-// Counting. add() is a conservative update (Estan & Varghese 2002): only the
-// key's counters that equal its current minimum are incremented, which leaves
-// the estimate min(counters) + 1 and inflates other keys less than a plain
-// count-min update. Counters saturate at kMaxCount = 255.
-// Guarantee: estimate(h) >= min(true count of h, 255): the sketch never
-// under-counts (checked by NormalizeSketch.NeverUnderCounts).
-//
-// Error model: a key never added reads non-zero with the "collision rate"
-// P = sum_j Poisson(j; n / b) * (1 - (15/16)^j)^4 for n keys in b blocks
-// (1.6% at the design load of kKeysPerBlock = 6 keys per block);
-// estimated_collision_rate() measures it on the sketch as it is. The
-// derivation: docs/normaliser-sketch.md.
+// 8-bit saturating counters (kMaxCount = 255), cache-blocked so that a key
+// costs one cache miss: 64-byte blocks of kRows = 4 rows of 16 counters. add()
+// is a conservative update; the sketch never under-counts. Layout, update rule
+// and error model: docs/normaliser-sketch.md.
 //
 // Thread safety: none inside. const members may run concurrently with each
-// other; add() needs exclusive access (filter_reads calls it from its single
-// ordered stage). Memory: owned, zero-initialised, 2 MiB aligned with
-// transparent huge pages requested from 2 MiB up (as KmerSampler's table).
+// other; add() needs exclusive access. Memory: owned, zero-initialised, 2 MiB
+// aligned with transparent huge pages requested from 2 MiB up.
 #pragma once
 
 #include <cstdint>

@@ -1,33 +1,10 @@
 // kmerbloom filter: the engine behind the subcommand, callable without argv.
 //
 // Keeps the reads worth giving to a de novo assembler, in input order:
-// digital normalization (default: a read is kept while the median abundance
-// of its k-mers among the reads kept so far is below target_coverage, the
-// abundances in a GatedSketch: a Bloom filter gate keeps
-// the k-mers seen once out of a count-min sketch; one pass), weak k-mer handling (weak = drop
-// or trim: reads with a k-mer seen fewer than min_count times in the whole
-// input are dropped or cut before it; the counts from a first pass of
-// count_kmers or from a `kmerbloom count` file), and reads without a k-mer
-// dropped as "short". The rules, khmer's and ours side by side:
-// docs/normaliser-sketch.md.
-//
-// Pairs stay pairs: two files read in lockstep (paired_files) or one file
-// whose records alternate mate 1, mate 2 (interleaved). Mates must have the
-// same name up to the first space or tab, a trailing "/1" or "/2" aside, and
-// the two files the same number of records; otherwise InputError naming the
-// file and the record number (1-based). Both mates are kept or dropped
-// together (a trimmed mate is cut on its own; if either mate is dropped for
-// weak k-mers or length, the pair is).
-//
-// Output records: FASTQ as 4 lines ("@" NAME, sequence, "+", quality), FASTA
-// as 2 lines (">" NAME, sequence), where NAME is the whole header line as
-// read. A 4-line FASTQ input with a bare "+" line comes out byte-identical for
-// every kept, untrimmed read. All inputs must share one format.
-//
-// Determinism: the output is the same whatever the thread count. Worker
-// threads extract, hash and (with weak handling) trim in parallel; one ordered
-// stage takes the batches in input order and makes every keep/drop decision;
-// an ordered writer hands the kept records to the sink.
+// digital normalization (abundances in a GatedSketch, one pass), weak k-mer
+// handling (drop or trim), and reads without a k-mer dropped as "short". Pairs
+// stay pairs; the output is the same whatever the thread count. The rules,
+// pairing, output records and threading: docs/normaliser-sketch.md.
 //
 // Thread safety: filter_reads may run concurrently with other calls; it
 // calls the sink from one thread at a time, and the hooks from the calling
