@@ -1,29 +1,14 @@
-// Exact k-mer counts in a concurrent open-addressing hash table.
+// Exact k-mer counts in a concurrent open-addressing hash table: keys as 1, 2,
+// 4 or 8 64-bit words a slot, probed linearly, and a parallel array of 32-bit
+// counts (saturating at 2^32 - 1) that exists only once counts are wanted
+// (enable_counts). `kmerbloom filter` keeps its solid k-mers in one;
+// `count` uses the per-partition tables of count/partition_table.hpp.
+// Layout and growth: docs/partitioned-counting.md.
 //
-// Layout: one flat array of keys, probed linearly from slot
-// fastrange(hash_kmer(key), capacity), and a parallel array of 32-bit counts
-// that exists only once counts are wanted (enable_counts): the first pass of
-// exact Bloom-gated counting needs only the set of keys, 8 bytes a slot for
-// k <= 31, and a later pass adds the counts after the filter is freed. Both
-// arrays are table_alloc memory (huge pages: every probe is a random access).
-// The table grows by doubling past kMaxLoad; sized from the expected number
-// of keys it never grows when the estimate was right.
-//
-// Keys are stored as 64-bit words: one per slot for k <= 31 (the all-ones
-// word is the empty marker, which no k-mer equals), two, four or eight for
-// wider keys (low word first, high word last; the top two bits of a k-mer's
-// high word are zero, so an all-ones high word marks an empty slot and
-// all-ones minus one a slot being written).
-//
-// Thread safety. Lookups (find), inserts (insert) and count updates
-// (add_count) are lock-free and may run concurrently from any threads: a
-// key is published by one compare-and-swap on its slot's (high) word.
-// Growth moves the arrays, so it waits until no other thread is inside the
-// table: code that inserts, or looks up while another thread may insert,
-// runs inside with_room(n, f), which first makes room for n new keys
-// (growing the table exclusively if needed) and keeps the arrays in place
-// while f runs. Lookups and count updates on a table that no thread inserts
-// into need no with_room. Counts saturate at 2^32 - 1.
+// Thread safety: find, insert and add_count are lock-free. Code that inserts,
+// or looks up while another thread may insert, runs inside with_room(n, f),
+// which makes room for n new keys (growing exclusively) and keeps the arrays
+// in place while f runs. Memory: owned, table_alloc (huge pages).
 #pragma once
 
 #include <algorithm>

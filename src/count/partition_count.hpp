@@ -1,22 +1,10 @@
-// Counting one partition: its k-mers go through the partition's own Bloom
-// filter and table (both small enough for a core's L2 cache), read from the
-// partition's super-k-mers in memory, once.
-//
-//  - gated, exact: the gate puts a k-mer's first sighting into the filter and
-//    counts a k-mer the filter has seen in the table, from that sighting on.
-//    The k-mers the gate turned away (a k-mer is turned away at most once: at
-//    its first sighting, which sets its bits) are kept, and looked up once
-//    the partition is read: a table key among them was seen once more than
-//    its table count; a table key not among them got in at its first
-//    sighting (a false positive) and has its count; a turned-away k-mer in no
-//    key was seen once. So every count is exact, and so is histogram row 1,
-//    with one lookup per distinct k-mer instead of a second read of every
-//    occurrence. A partition with more turned-away k-mers than
-//    CountOptions::first_sightings_bytes holds is recounted instead (the
-//    table's keys counted again over every occurrence), which bounds a skewed
-//    partition's memory.
-//  - gated, one pass: the same gate; a reported count is the table count + 1.
-//  - no gate: every k-mer is counted in the table.
+// Counting one partition: its k-mers, read once from the partition's
+// super-k-mers in memory, go through the partition's own Bloom filter and
+// table (both small enough for a core's L2 cache). Three modes: gated exact
+// (first sightings turned away by the gate are looked up once at the end, so
+// every count and histogram row 1 are exact), gated one pass (table count + 1)
+// and no gate. How the exact mode accounts for each sighting:
+// docs/partitioned-counting.md.
 //
 // Thread safety: a PartitionCounter belongs to one thread.
 #pragma once
