@@ -3,22 +3,10 @@
 //
 // A k-mer filter is a ScalableBloom whose keys are hash_kmer(kmer, seed) of
 // the (canonical) k-mers, saved with its FilterMeta by save_filter()
-// (bloom_file.hpp). These functions never print and never exit; bad options
+// (bloom/bloom_file.hpp). These functions never print and never exit; bad options
 // throw std::invalid_argument, bad input InputError, unwritable output
-// OutputError, incompatible filters FilterMismatch.
-//
-// Mergeable filters. Union and intersection are bitwise OR / AND layer by
-// layer, so they need filters of the same shape: same k, canonical, hash and
-// seed, same number of layers, and the same blocks and hashes in every layer.
-// build gives the same shape to every filter built with the same k, canonical,
-// expected and fpr: with `expected` set the filter is one layer sized for that
-// many keys, whatever the data. Because a key's bits depend only on its hash,
-// the union of filters built (with the same shape) on chunks of the reads
-// equals the filter built on all the reads bit for bit, and, since the stored
-// key counts are estimated from the bits, the saved files are byte-identical.
-// Without `expected`, build sizes the filter from the data (see BuildSizing):
-// such filters merge only by chance. Solid-k-mer filters (min_count >= 2) of
-// chunks are not those of the whole (a k-mer seen once in each of two chunks).
+// OutputError, incompatible filters FilterMismatch. Which filters merge (same
+// shape) and why chunks merge bit for bit: docs/bloom-file.md.
 //
 // Thread safety: the functions are reentrant and use options.threads worker
 // threads inside; a LoadedFilter is only read by queries, so several queries
