@@ -1,23 +1,12 @@
 // kmerbloom count: the engine behind the subcommand, callable without argv.
 //
-// The input is read once: each read is cut into super-k-mers (runs of
-// k-mers sharing a minimizer, kmer/minimizer.hpp), which go 2-bit packed into
-// one of P minimizer partitions, held in memory within a budget and spooled
-// to a temporary file beyond it (count/spool.hpp). Each partition is then
-// counted on its own, its filter and table in a core's cache, and the
-// partitions' sorted solid k-mers are merged into the sorted output.
-// docs/partitioned-counting.md gives the design. Three ways to count a
-// partition:
-//  - gate none: every k-mer goes into the exact table (min_count == 1, or on
-//    request).
-//  - Bloom gate, exact (default): the first sighting of a k-mer goes into the
-//    partition's scalable Bloom filter (and a list of turned-away k-mers), a
-//    k-mer the filter has seen is counted in its table; each turned-away
-//    k-mer is then looked up once, adding its sighting to its key. Counts and
-//    the whole histogram are exact (partition_count.hpp).
-//  - Bloom gate, one pass (--one-pass): counts are table count + 1, the
-//    sighting the gate held back; a singleton that hit a false positive
-//    leaks through with count 2 (the expected number is reported).
+// The input is read once: reads are cut into super-k-mers (kmer/minimizer.hpp)
+// spread over P minimizer partitions (held in memory within a budget, spooled
+// to a temporary file beyond it: count/spool.hpp); each partition is then
+// counted on its own, in a core's cache (count/partition_count.hpp: gate none,
+// Bloom gate exact, or Bloom gate one pass), and the partitions' sorted solid
+// k-mers are merged into the sorted output. Design: docs/partitioned-counting.md;
+// sizing: docs/gate-sizing.md.
 #pragma once
 
 #include <cstdint>
