@@ -3,7 +3,7 @@
 // ProgressMeter owns one thread that, every interval, reads the pipeline's
 // atomic counters and redraws a single line on the FILE* it was given:
 //
-//   pass 1: Bloom gate and table  48.1 MB/162 MB (29%)  1.21 M reads/s  145 M k-mers/s  0:12 elapsed  0:28 left
+//   pass 1: reading the input into 256 partitions  48.1 MB/162 MB (29%)  1.21 M reads/s  145 M k-mers/s  0:12 elapsed  0:28 left
 //
 // On a terminal the line is redrawn in place ("\r", erase to end of line) and
 // cleared by stop(); when forced on elsewhere (a log file) it prints plain

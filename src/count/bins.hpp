@@ -1,21 +1,14 @@
 // Binned super-k-mers: counting scattered over cluster jobs by input chunk,
 // gathered by minimizer bin.
 //
-// `kmerbloom bin CHUNK -o CHUNK.kbin` reads one chunk of the input (a file,
-// or several) once and writes its super-k-mers, 2-bit packed, into B bins by
-// minimizer (write_bins). `kmerbloom count *.kbin --partition I/N` counts
-// the bins b with b mod N = I of every chunk, without reading the reads
-// again; the bins are disjoint in k-mers, so the N outputs merge
-// (`merge-counts`) into exactly what one count of the whole input writes.
-// Every chunk must be binned with the same k, strandedness and B.
-//
-// File layout (little-endian; docs/partitioned-counting.md): a 64-byte
-// header {"KMERBINS", version 1, k, canonical, minimizer length, B, reads,
-// bases, bases skipped}, the bins' records one after the other (a length byte
-// n - 1 for n k-mers, then k - 1 + n bases four to a byte), an index of B
-// entries {offset, bytes, k-mers, checksum}, and a 24-byte trailer {index
-// offset, index checksum, "KMERBINS"}. Everything is checked when read: a
-// damaged or cut file is an InputError naming it and the bin.
+// `kmerbloom bin CHUNK -o CHUNK.kbin` reads one chunk of the input once and
+// writes its super-k-mers, 2-bit packed, into B bins by minimizer
+// (write_bins). `kmerbloom count *.kbin --partition I/N` counts the bins
+// b with b mod N = I of every chunk; the N outputs merge (`merge-counts`) into
+// exactly what one count of the whole input writes. Every chunk must be
+// binned with the same k, strandedness and B. The file layout and its checks
+// (a damaged or cut file is an InputError naming it and the bin):
+// docs/partitioned-counting.md.
 #pragma once
 
 #include <cstdint>

@@ -1,21 +1,14 @@
-// Estimating the k-mer spectrum in one pass: the number of distinct k-mers
-// (F0), the total number of k-mer occurrences (F1, exact) and the low rows of
-// the histogram (f1, f2, ... f_max) from an adaptive distinct sample of the
-// k-mer hashes (the job ntCard does). The estimate sizes the Bloom filter
-// (F0) and the exact table (F0 - f1). A KmerSampler keeps exact counts for
-// the hashes at or below a limit that halves whenever the sample holds more
-// than `cap` keys; F0 and f_i are the sampled numbers times 2^s, with a
-// binomial relative standard error of about 1/sqrt(sampled keys) (0 when
-// nothing was dropped). The result depends only on the multiset of hashes, so
-// merged per-thread samplers give what one sampler would. Method, error and
-// measurements: docs/estimate.md.
-//
-// Hashes: use hash_kmer() (hash.hpp), the hash the Bloom filter and the count
-// table use, so that `count` can feed the sampler the hash it already has.
-// Distinct k-mers of k <= 31 never share a hash (mix64 is invertible).
+// Estimating the k-mer spectrum in one pass: distinct k-mers (F0), k-mer
+// occurrences (F1, exact) and the low histogram rows (f1 ... f_max) from an
+// adaptive distinct sample of the k-mer hashes (the job ntCard does), with a
+// relative standard error of about 1/sqrt(sampled keys), 0 when nothing was
+// dropped. Feed it hash_kmer() (kmer/hash.hpp). Behind `kmerbloom estimate`
+// and the sizing of `build` and `filter`. Method, error and measurements:
+// docs/estimate.md.
 //
 // Thread safety: a KmerSampler is used by one thread at a time; give each
-// worker its own and merge() them at the end. The library never prints.
+// worker its own and merge() them at the end (the result depends only on the
+// multiset of hashes). The library never prints.
 #pragma once
 
 #include <array>

@@ -10,8 +10,8 @@
 // (its length, its letters, the order of the file) is for the caller to say,
 // through fail().
 //
-// One reader per format behind CountFileReader: a new format (KFF, say) adds
-// a class and is chosen in open_count_file. Ownership: the caller owns the
+// One reader per format behind CountFileReader: a new format adds a class
+// and is chosen in open_count_file. Ownership: the caller owns the
 // reader; a KmerCount's view is valid until the next call. Thread safety: one
 // thread at a time per reader.
 #pragma once
