@@ -1,25 +1,11 @@
-// KFF, the k-mer file format (Dufresne et al., Bioinformatics 2022;
-// github.com/Kmer-File-Format/kff-reference): k-mer sets and their counts as
-// KMC (`kmc -okff`, `kmc_tools`), DSK, kmtricks and others exchange them.
-//
-// A KFF file is "KFF", a header (version, 2-bit nucleotide encoding, unique
-// and canonical flags, a free block), a list of sections and "KFF" again.
-// 'v' sections declare the variables of the sections after them (k, max,
-// data_size, m, ordered); 'r' sections hold blocks of a 2-bit packed sequence
-// (ceil(n / 4) bytes, big endian, right-aligned) of n + k - 1 bases, i.e. n
-// k-mers, each followed by data_size bytes of data per k-mer; 'm' sections do
-// the same with a shared minimizer cut out of every block; 'i' sections index
-// the others. All integers are big endian.
-//
-// KffWriter writes what kmerbloom counts; KffReader and KffSortedReader read
-// any conforming file, KMC's included. Counts are the data bytes of a k-mer
-// read as a big-endian integer (1 to 8 bytes; a file without data,
-// data_size = 0, gives every k-mer the count 1).
+// KFF, the k-mer file format (Dufresne et al., Bioinformatics 2022): k-mer sets
+// and their counts as KMC, DSK, kmtricks and others exchange them. KffWriter
+// writes what kmerbloom counts; KffReader and KffSortedReader read any
+// conforming file, KMC's included. The file's structure: docs/kff.md.
 //
 // Errors: a malformed, truncated or unsupported file throws InputError,
-// "PATH: byte N (section 'r' at byte M): what", naming what kmerbloom cannot
-// take (k, encoding, version, data_size). Thread safety: one object is used by
-// one thread at a time; distinct objects are independent.
+// "PATH: byte N (section 'r' at byte M): what". Thread safety: one object is
+// used by one thread at a time; distinct objects are independent.
 #pragma once
 
 #include <cstdint>
