@@ -46,8 +46,9 @@ class BlockedBloom {
   // not in [1, kMaxHashes].
   BlockedBloom(uint64_t blocks, unsigned hashes);
   // The smallest filter (and its k) whose expected FPR after n keys is <= p
-  // (model above). n = 0 is sized as n = 1. Throws std::invalid_argument if p
-  // is not in (0, 1) or the filter would exceed kMaxBlocks.
+  // (model: docs/scalable-chain.md). n = 0 is sized as n = 1. Throws
+  // std::invalid_argument if p is not in (0, 1) or the filter would exceed
+  // kMaxBlocks.
   static BlockedBloom for_capacity(uint64_t n, double p);
   // Shape that for_capacity(n, p) would allocate, without allocating.
   struct Shape {
@@ -55,7 +56,7 @@ class BlockedBloom {
     unsigned hashes = 0;
   };
   static Shape shape_for_capacity(uint64_t n, double p);
-  // The model FPR after n keys in a filter of this shape (formula above).
+  // The model FPR after n keys in a filter of this shape (docs/scalable-chain.md).
   static double expected_fpr(uint64_t n, uint64_t blocks, unsigned hashes);
 
   BlockedBloom(const BlockedBloom& other);

@@ -37,7 +37,7 @@ class CountMinSketch {
 
   // Blocks that hold `keys` distinct keys at the design load (at least 1).
   static uint64_t blocks_for_keys(uint64_t keys) noexcept;
-  // The model collision rate P (above) with `keys` keys in `blocks` blocks.
+  // The model collision rate P (docs/normaliser-sketch.md) with `keys` keys in `blocks` blocks.
   static double expected_collision_rate(uint64_t keys, uint64_t blocks) noexcept;
 
   // Estimated count of the key: min of its 4 counters, in [0, 255].
@@ -69,7 +69,7 @@ class CountMinSketch {
   struct Fill {
     uint64_t nonzero = 0;      // counters above 0
     uint64_t saturated = 0;    // counters at kMaxCount
-    double collision_rate = 0; // chance an absent key reads non-zero (see above)
+    double collision_rate = 0; // chance an absent key reads non-zero (docs/normaliser-sketch.md)
     double keys = 0;           // distinct keys estimated from the empty counters
   };
   // keys: per row, a counter stays 0 after n keys with probability

@@ -38,9 +38,9 @@ struct GatedSketchPlan {
 
 inline constexpr double kGateFpr = 0.05;
 
-// The sizing rule above. Gate and sketch are each at least min_part_bytes
-// (a small input then sees next to no collisions), then max_bytes caps
-// gate + sketch (at least 2 blocks).
+// The sizing rule (docs/normaliser-sketch.md). Gate and sketch are each at
+// least min_part_bytes (a small input then sees next to no collisions), then
+// max_bytes caps gate + sketch (at least 2 blocks).
 GatedSketchPlan plan_gated_sketch(uint64_t repeated_keys, uint64_t once_keys, uint64_t max_bytes,
                                   uint64_t min_part_bytes = 0);
 
