@@ -49,38 +49,19 @@ struct ReadFilterOptions : ReadSetOptions {
   bool paired() const { return paired_files || interleaved; }
 };
 
-// How the gate and the sketch are sized (the rule plan_gated_sketch applies,
-// gated_sketch.hpp, to two numbers):
-//  - files: a sampled estimate of the input's k-mer spectrum (what
-//    `kmerbloom estimate` does, 2^18 sampled keys a worker, rows up to 255)
-//    gives them through sketch_demand(): the k-mers counted at least twice
-//    are at most the input's F0 - f1; the k-mers counted once are the input's
-//    singletons in the share of reads normalization keeps;
-//  - expected_kmers = N: N k-mers counted at least twice, 2N once;
-//  - a stream (stdin, a pipe), which cannot be read twice: kStreamRepeatedKeys
-//    and kStreamOnceKeys (about a 5 Mbp genome at 100x).
-// Gate and sketch take at least kMinSketchBytes each (small inputs see next
-// to no collisions, whether read from a file or a stream); together they
-// never exceed max_memory (itself at least kMinSketchBytes).
+// How the gate and the sketch are sized: from a sampled estimate of the
+// input's spectrum (sketch_demand), from expected_kmers, or for a stream from
+// kStreamRepeatedKeys and kStreamOnceKeys; each at least kMinSketchBytes,
+// together at most max_memory. The rule: docs/normaliser-sketch.md.
 inline constexpr uint64_t kStreamRepeatedKeys = uint64_t{1} << 23;
 inline constexpr uint64_t kStreamOnceKeys = uint64_t{1} << 24;
 inline constexpr uint64_t kMinSketchBytes = uint64_t{1} << 20;
 inline constexpr unsigned kSizingRows = 255;
 
 // What the sketch must hold, from a spectrum estimate (rows up to at least the
-// target coverage C). With f_c the k-mers seen c times, F0 distinct, and m =
-// 1 + 3 standard errors of the estimate (1 when exact):
-//   kept_share = sum_{c >= 2} f_c min(c, C) / sum_{c >= 2} c f_c
-//                (the share of k-mer occurrences normalization keeps: a k-mer
-//                keeps about C of its occurrences; rows above the last one
-//                keep C each);
-//   repeated   = (F0 - f1) m
-//   once       = f1 min(1, kKeptShareMargin kept_share) m
-// Singletons are mostly sequencing errors, and the kept reads carry more than
-// their share of them: a read with an error has new k-mers, so its median
-// is lower and it is kept more often. kKeptShareMargin covers that: on the
-// E. coli 100x pairs the kept reads hold 1.52 times kept_share of the
-// input's singletons.
+// target coverage): repeated and once keys and the share of k-mer occurrences
+// normalization keeps. The formulas and why kKeptShareMargin:
+// docs/normaliser-sketch.md.
 inline constexpr double kKeptShareMargin = 1.6;
 struct SketchDemand {
   uint64_t repeated = 0, once = 0;
