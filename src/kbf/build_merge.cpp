@@ -144,6 +144,7 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     BlockedBloom f = fixed(capacity);
     r.input = fill(f);
     r.keys_inserted = keys_from_bits(f, r.capacity);
+    r.keys_estimated = true;
     filter = single_layer(std::move(f), r.capacity, o.fpr);
   } else {
     if (hooks.info)
