@@ -102,6 +102,10 @@ void add_read_set_options(CLI::App& sub, ReadSetOptions& o, ReadSetArgs& args, c
 // to check when one was given, none otherwise.
 std::optional<std::string> given_tmp_dir(const ReadSetOptions& o);
 
+// Refuses (std::invalid_argument, exit 2) to write `what` to a terminal when
+// -o was not given: millions of lines would scroll past. -o - still prints.
+void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, const char* what);
+
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);
 
