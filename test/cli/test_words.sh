@@ -7,6 +7,8 @@
 # the spectrum's verdict where the genome size goes.
 . "$(dirname "$0")/lib.sh"
 EX=$SRC/data/example.fq.gz
+gzip -dc "$EX" > "$T/ex.fq"
+head -n 2000 "$T/ex.fq" > "$T/small.fq"
 
 # ------------------------------------------------- units, plurals, ranges
 expect_fail "-M 10M -t 1 is echoed in MiB, one thread in the singular" 5 \
@@ -20,6 +22,11 @@ check "count's summary with -U says 'count 3 to 9'" grep -q "reported (count 3 t
 "$KB" build "$EX" -k 21 -o "$T/b.kbf" 2> "$T/b.err"
 check "build says its distinct k-mers are an estimate, one layer in the singular" \
   grep -Eq "about [0-9]+ distinct k-mers in the filter \(estimated from its bits\) \(estimated sizing, 1 layer," "$T/b.err"
+
+"$KB" build "$T/small.fq" -k 21 -o "$T/b2.kbf" -q
+expect_fail "merge of filters sized from their own reads says that --expected is what they lack" 2 \
+  "sized from its own reads \(estimated sizing\): filters merge only if every build is given the same --expected" \
+  -- "$KB" merge "$T/b.kbf" "$T/b2.kbf" -o "$T/bm.kbf"
 
 # ------------------------------------------------- a histogram where k-mers go
 expect_fail "merge-counts on a histogram says so and names --histo" 3 \
@@ -45,14 +52,17 @@ for key in kmers_distinct kmers_solid; do
 done
 
 # ------------------------------------------------- report with another run's histogram
-gzip -dc "$EX" > "$T/ex.fq"
-head -n 2000 "$T/ex.fq" > "$T/small.fq"
 "$KB" count "$T/small.fq" -k 21 -o /dev/null --histo "$T/small.histo" -q
 expect_fail "report X.json --histo of another run is refused" 3 "small.histo holds [0-9]+ k-mers seen twice or more, but .*c.json counted [0-9]+" \
   -- "$KB" report "$T/c.json" --histo "$T/small.histo" -o "$T/r.html"
 check "report with a foreign histogram: nothing written" test ! -e "$T/r.html"
 "$KB" report "$T/c.json" --histo "$T/c.histo" -o "$T/r.html" 2> /dev/null
 check "report X.json --histo of the same run is accepted" test -s "$T/r.html"
+
+"$KB" count "$EX" -k 21 -o /dev/null --report "$T/rep.html" -q
+check "the report says the Bloom layers are sums over the partitions' filters" \
+  grep -q "Each of the [0-9,]* partitions has a filter of its own.*summed over them (not memory at once)" "$T/rep.html"
+check "and what its memory figure is" grep -q "at once (each thread's largest partition filter, summed)" "$T/rep.html"
 
 # ------------------------------------------------- mates
 awk 'NR % 8 >= 1 && NR % 8 <= 4' "$T/ex.fq" > "$T/lib_R1.fq"
