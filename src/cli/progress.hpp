@@ -4,6 +4,7 @@
 // atomic counters and redraws a single line on the FILE* it was given:
 //
 //   pass 1: reading the input into 256 partitions  48.1 MB/162 MB (29%)  1.21 M reads/s  145 M k-mers/s  0:12 elapsed  0:28 left
+//   pass 2: counting the partitions  61.2 M/145 M k-mers counted (42%)  20.4 M/s  0:03 elapsed  0:04 left
 //
 // On a terminal the line is redrawn in place ("\r", erase to end of line) and
 // cleared by stop(); when forced on elsewhere (a log file) it prints plain
@@ -55,6 +56,10 @@ struct ProgressSnapshot {
   uint64_t bases = 0;
   uint64_t kmers = 0;  // estimated from bases and reads
   double elapsed = 0;  // seconds since the pass started
+  // A pass that reads no input: units_done of units_total `unit` (the
+  // line shows these instead of bytes and reads); unit empty otherwise.
+  std::string unit;
+  uint64_t units_done = 0, units_total = 0;
 };
 
 // The text of the progress line (no control characters), at most `width`
