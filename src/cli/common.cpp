@@ -139,6 +139,12 @@ void check_outputs_first(const std::vector<NamedPath>& inputs, const std::vector
   }
 }
 
+void add_progress_flags(CLI::App& sub, ProgressFlags& flags) {
+  CLI::Option* on =
+      sub.add_flag("--progress", flags.on, "Show the progress line on stderr even when it is not a terminal");
+  sub.add_flag("--no-progress", flags.off, "Never show the progress line")->excludes(on);
+}
+
 void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, const char* what) {
   if (output.count() > 0 || path != "-" || !::isatty(STDOUT_FILENO)) return;
   throw std::invalid_argument(std::string("no -o given, and standard output is a terminal: ") + what +

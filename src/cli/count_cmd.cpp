@@ -29,7 +29,7 @@ struct CountArgs {
   bool no_gate = false;
   std::string partition;
   std::string report, plot;
-  bool progress = false, no_progress = false;
+  ProgressFlags progress;
   std::string sample;
   bool no_multiqc = false;
   CLI::Option* output_option = nullptr;  // to tell whether -o was given
@@ -138,12 +138,7 @@ int run_count(CountArgs& a) {
   check_outputs(a);
 
   // Progress on stderr: on a terminal unless -q, or as forced.
-  const int force = a.progress ? 1 : a.no_progress ? -1 : 0;
-  const bool quiet = spdlog::default_logger()->level() > spdlog::level::info;
-  ProgressOptions popt;
-  popt.k = a.opt.k;
-  ProgressMeter meter(stderr, progress_wanted(stderr, force) && (force > 0 || !quiet), popt);
-  PipelineProgress progress;
+  RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
   bool meter_running = true;
 
   const auto out = open_count_writer(a.format, a.output,
@@ -151,29 +146,23 @@ int run_count(CountArgs& a) {
                                       .max_count = a.opt.max_count});
   KmerSink sink = [&](std::string_view kmer, uint64_t count) {
     if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
-      meter.stop();
+      progress.stop();
       meter_running = false;
     }
     out->add(kmer, count);
   };
 
   CountHooks hooks;
-  std::vector<std::string> pass_names;
-  const uint64_t input_total = input_bytes_total(a.opt.inputs);
-  hooks.progress = &progress;
-  hooks.log = [&](const std::string& s) { meter.print_above([&] { spdlog::debug("{}", s); }); };
-  hooks.info = [&](const std::string& s) { meter.print_above([&] { spdlog::info("{}", s); }); };
-  hooks.pass = [&](const std::string& s) {
-    pass_names.push_back(s);
-    meter.print_above([&] { spdlog::debug("{}", s); });
-    meter.start_pass(s, &progress, input_total);
-  };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.info = [&](const std::string& s) { progress.info(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const CountResult r = count_kmers(a.opt, sink, hooks);
-  meter.stop();
+  progress.stop();
   for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
-  write_summaries(a, r, clock, pass_names);
+  write_summaries(a, r, clock, progress.pass_names());
   out->finish();
   const std::string range = a.opt.max_count == std::numeric_limits<uint32_t>::max()
                                 ? "count >= " + std::to_string(a.opt.min_count)
@@ -216,9 +205,7 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("--report", a->report,
                  "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot as SVG");
-  CLI::Option* progress_flag =
-      sub.add_flag("--progress", a->progress, "Show the progress line on stderr even when it is not a terminal");
-  sub.add_flag("--no-progress", a->no_progress, "Never show the progress line")->excludes(progress_flag);
+  add_progress_flags(sub, a->progress);
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   sub.add_flag("--one-pass", a->opt.one_pass,
                "Counts are the table count + 1, without settling the first sightings: a few singletons leak as count 2");

@@ -1,5 +1,7 @@
 // kmerbloom filter: options, output files, statistics. The work is
 // filter_reads (normalize/read_filter.hpp).
+#include <unistd.h>
+
 #include <memory>
 #include <optional>
 
@@ -8,6 +10,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "formats/output.hpp"
+#include "cli/progress.hpp"
 #include "normalize/read_filter.hpp"
 #include "seqio/paths.hpp"
 
@@ -26,6 +29,7 @@ struct FilterArgs {
   CLI::Option* min_count_option = nullptr;  // to tell whether -c was given
   CLI::Option* output_option = nullptr;     // and -o
   bool unpaired = false;
+  ProgressFlags progress;
 };
 
 // Two paths that differ only in one '1' against a '2' (reads_R1.fq.gz and
@@ -82,10 +86,16 @@ int run_filter(FilterArgs& a) {
   const ReadFilterSink sink = [&](unsigned stream, std::string_view text) {
     (stream == 0 || !out2 ? out1 : *out2).write(text);
   };
+  // Kept reads printed on a terminal (-o -) would break into the line.
+  const bool reads_on_terminal = a.output == "-" && ::isatty(STDOUT_FILENO);
+  RunProgress progress(reads_on_terminal ? -1 : a.progress.force(), o.k, input_bytes_total(o.inputs));
   ReadFilterHooks hooks;
-  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
-  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.info = [&](const std::string& s) { progress.info(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const ReadFilterResult r = filter_reads(o, sink, hooks);
+  progress.stop();
 
   if (!a.stats.empty()) {
     const std::vector<std::string> outputs =
@@ -137,6 +147,7 @@ Action setup_filter(CLI::App& sub) {
   sub.add_option("--expected", a->opt.expected_kmers,
                  "K-mers expected to be counted twice or more; sizes the abundance sketch (default: estimated)");
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_filter(*a); };
 }
 

@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cmath>
 #include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "common/format.hpp"
 
@@ -212,6 +215,40 @@ void ProgressMeter::clear_locked() {
   std::fflush(out_);
   shown_ = false;
   g_line_open.store(false, std::memory_order_relaxed);
+}
+
+namespace {
+
+// The options of a run's meter: KMERBLOOM_PROGRESS_MS sets the redraw period
+// of a terminal (default 500 ms: slow links want more, the tests less).
+ProgressOptions run_options(unsigned k) {
+  ProgressOptions o;
+  o.k = k;
+  if (const char* ms = std::getenv("KMERBLOOM_PROGRESS_MS"); ms && std::atoi(ms) > 0)
+    o.interval = std::chrono::milliseconds(std::atoi(ms));
+  return o;
+}
+
+}  // namespace
+
+RunProgress::RunProgress(int force, unsigned k, uint64_t input_total)
+    : meter_(stderr,
+             progress_wanted(stderr, force) && (force > 0 || spdlog::default_logger()->level() <= spdlog::level::info),
+             run_options(k)),
+      input_total_(input_total) {}
+
+void RunProgress::pass(const std::string& name) {
+  names_.push_back(name);
+  meter_.print_above([&] { spdlog::debug("{}", name); });
+  meter_.start_pass(name, &counters, input_total_);
+}
+
+void RunProgress::log(const std::string& text) {
+  meter_.print_above([&] { spdlog::debug("{}", text); });
+}
+
+void RunProgress::info(const std::string& text) {
+  meter_.print_above([&] { spdlog::info("{}", text); });
 }
 
 }  // namespace kmerbloom

@@ -122,4 +122,26 @@ class ProgressMeter {
   std::chrono::steady_clock::time_point pass_start_;
 };
 
+// What a subcommand shows while it runs: a meter on stderr when it is a
+// terminal (force > 0: always, < 0: never; -q silences it), the counters its
+// passes update, and the hooks that start each pass and print log lines
+// above the progress line. stop() before writing to a terminal.
+// KMERBLOOM_PROGRESS_MS sets the redraw period (default 500 ms).
+class RunProgress {
+ public:
+  RunProgress(int force, unsigned k, uint64_t input_total);
+  PipelineProgress counters;
+  // Starts the pass on the meter (its name at -v), and keeps its name.
+  void pass(const std::string& name);
+  void log(const std::string& text);   // at -v
+  void info(const std::string& text);  // at the default level
+  void stop() { meter_.stop(); }
+  const std::vector<std::string>& pass_names() const { return names_; }
+
+ private:
+  ProgressMeter meter_;
+  uint64_t input_total_;
+  std::vector<std::string> names_;
+};
+
 }  // namespace kmerbloom

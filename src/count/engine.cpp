@@ -91,8 +91,8 @@ class Engine {
     t0 = Clock::now();
     uint64_t occurrences = 0;
     for (const uint64_t n : kmers_) occurrences += n;
-    units("k-mers counted", occurrences);
     pass("pass 2: counting the partitions");
+    units("k-mers counted", occurrences);
     runs_.resize(plan_.partitions);
     outcomes_.resize(plan_.partitions);
     count_partitions(store, r);
@@ -101,8 +101,8 @@ class Engine {
     t0 = Clock::now();
     uint64_t solid = 0;
     for (const PartitionOutcome& po : outcomes_) solid += po.solid;
-    units("k-mers merged", solid);
     pass("pass 3: merging the partitions' sorted k-mers");
+    units("k-mers merged", solid);
     merge(spool, sink, r);
     units(nullptr, 0);  // a later pass of the caller reads input again
     r.pass_seconds.push_back(seconds_since(t0));
@@ -118,8 +118,8 @@ class Engine {
   void pass(const std::string& s) const {
     if (hooks_.pass) hooks_.pass(s);
   }
-  // The next pass reads no input: its progress is `total` units of `unit`
-  // (nullptr: the passes that follow read input).
+  // The pass just begun reads no input: its progress is `total` units of
+  // `unit` (nullptr: the passes that follow read input).
   void units(const char* unit, uint64_t total) const {
     if (!hooks_.progress) return;
     hooks_.progress->units_done = 0;

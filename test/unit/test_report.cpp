@@ -327,7 +327,7 @@ TEST(Progress, PassesWithoutInputShowTheirUnits) {
 }
 
 // count_kmers tells the meter each pass's work: the k-mer occurrences of
-// pass 2 and the solid k-mers of pass 3.
+// pass 2 (all counted by its end) and the solid k-mers of pass 3.
 TEST(Progress, CountPassesReportTheirUnits) {
   const std::string dir = testing::TempDir() + "/kb_progress_units";
   std::filesystem::create_directories(dir);
@@ -346,18 +346,27 @@ TEST(Progress, CountPassesReportTheirUnits) {
   PipelineProgress p;
   CountHooks hooks;
   hooks.progress = &p;
-  std::vector<std::tuple<std::string, std::string, uint64_t, uint64_t>> seen;  // pass, unit, done, total at its start
+  std::vector<std::tuple<std::string, std::string, uint64_t, uint64_t>> seen;  // pass, unit, done, total as it begins
   hooks.pass = [&](const std::string& name) {
     const char* u = p.unit.load();
     seen.emplace_back(name, u ? u : "", p.units_done.load(), p.units_total.load());
   };
-  const CountResult r = count_kmers(o, [](std::string_view, uint64_t) {}, hooks);
+  std::string merging_unit;
+  uint64_t merging_total = 0;
+  const CountResult r = count_kmers(
+      o,
+      [&](std::string_view, uint64_t) {
+        if (const char* u = p.unit.load(); u && merging_unit.empty()) merging_unit = u, merging_total = p.units_total;
+      },
+      hooks);
   ASSERT_EQ(seen.size(), 3u);
-  EXPECT_EQ(std::get<1>(seen[0]), "") << "pass 1 reads input";
-  EXPECT_EQ(std::get<1>(seen[1]), "k-mers counted");
-  EXPECT_EQ(std::get<3>(seen[1]), r.input.kmers);
-  EXPECT_EQ(std::get<1>(seen[2]), "k-mers merged");
-  EXPECT_EQ(std::get<3>(seen[2]), r.solid);
+  // Each pass hook sees the units of the pass before it (set just after).
+  EXPECT_EQ(std::get<1>(seen[1]), "") << "pass 1 reads input";
+  EXPECT_EQ(std::get<1>(seen[2]), "k-mers counted");
+  EXPECT_EQ(std::get<2>(seen[2]), r.input.kmers) << "pass 2 counted every occurrence";
+  EXPECT_EQ(std::get<3>(seen[2]), r.input.kmers);
+  EXPECT_EQ(merging_unit, "k-mers merged");
+  EXPECT_EQ(merging_total, r.solid);
   EXPECT_GT(r.solid, 0u);
   EXPECT_EQ(p.unit.load(), nullptr) << "the next pass of a caller reads input";
   std::filesystem::remove_all(dir);
