@@ -194,7 +194,8 @@ class QvRun {
       if ((missing_.size() + 1) * sizeof(W) > limit)
         throw BudgetError("more than " + std::to_string(missing_.size()) + " distinct k-mers of " + o_.assembly +
                           " are absent from the reads (" + std::to_string(sizeof(W)) +
-                          " bytes each for the per-sequence QV), more than half of -M: raise -M, or give "
+                          " bytes each for the per-sequence QV), more than half of -M (" + std::to_string(limit >> 20) +
+                          " MiB): raise -M, or give "
                           "--no-per-sequence; so many suggests reads of another genome or another k");
       missing_.push_back(encode_kmer<W>(kmer));
     };

@@ -41,7 +41,7 @@ std::string awk_number(double x) {
 std::string assembly_name(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
   if (name.size() > 3 && name.ends_with(".gz")) name.resize(name.size() - 3);
-  for (const char* ext : {".fasta", ".fa", ".fna"})
+  for (const char* ext : {".fasta", ".fa"})
     if (const std::string e(ext); name.size() > e.size() && name.ends_with(e)) {
       name.resize(name.size() - e.size());
       break;

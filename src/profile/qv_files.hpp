@@ -18,7 +18,7 @@ namespace kmerbloom {
 std::string awk_number(double x);
 
 // The assembly's name in file names and rows: the file name without its
-// folder and without .fa, .fasta, .fna (each optionally .gz).
+// folder and without .fa or .fasta (each optionally .gz), as Merqury names it.
 std::string assembly_name(const std::string& path);
 
 // PREFIX.qv, PREFIX.NAME.qv (without per_sequence: not written),

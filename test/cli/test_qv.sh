@@ -148,6 +148,14 @@ expect_fail "non-canonical read counts are refused" 3 "noncanon.tsv: line 1: T+ 
   "$KB" qv "$T/asm_sub.fa" --reads "$T/noncanon.tsv" -o "$T/err/f"
 expect_fail "the assembly cannot be a stream (it is read twice)" 2 "read twice" -- \
   "$KB" qv - --reads "$T/reads.tsv" -o "$T/err/g"
+python3 -c "import random; r = random.Random(9); print('>other'); print(''.join(r.choice('ACGT') for _ in range(2500000)))" \
+  > "$T/other.fa"
+expect_fail "missing k-mers beyond half of -M are a budget error (exit 5) that says what to do" 5 \
+  "absent from the reads .*more than half of -M \(15 MiB\): raise -M, or give --no-per-sequence" -- \
+  "$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/err/h" -t 1 -M 30M
+"$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/other" -t 1 -M 30M --no-per-sequence -q
+check "... and --no-per-sequence needs none: every k-mer of another genome is missing" \
+  awk -F '\t' '$2 == $3 && $2 > 2000000 { found = 1 } END { exit !found }' "$T/other.qv"
 check "failed runs leave no output behind" test -z "$(ls -A "$T/err")"
 
 finish
