@@ -31,7 +31,8 @@ std::string awk_number(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   char buf[64];
-  if (x == std::trunc(x) && std::fabs(x) < 1e15)
+  if (x == 0) return "0";  // -0 too
+  if (x == std::trunc(x) && std::fabs(x) <= 2147483647.0)  // an integer within awk's int range
     std::snprintf(buf, sizeof buf, "%.0f", x);
   else
     std::snprintf(buf, sizeof buf, "%.6g", x);
