@@ -3,7 +3,7 @@
 # files, against a brute-force Python model (qv_model.py, awk for the
 # numbers); planted substitutions give the QV their rate implies; a truncated
 # assembly gives the completeness its share of the genome implies; the same
-# files whatever -t, -M, gzip or KFF; bad input named, with no output left.
+# files whatever -t, -M, gzip or KFF (kmerbloom's or kmc's); bad input named, with no output left.
 . "$(dirname "$0")/lib.sh"
 need python3 || { finish; exit; }
 need awk || { finish; exit; }
@@ -101,6 +101,12 @@ same_files "-t 1 and -t 2 give the same bytes" "$T/kb" "$T/t1"
 same_files "-t 3 and -t 2 give the same bytes" "$T/kb" "$T/t3"
 "$KB" qv "$T/asm_sub.fa" --reads "$T/reads.kff" -o "$T/kff" -t 2 -q
 same_files "KFF read counts give what TSV ones give" "$T/kb" "$T/kff"
+if need kmc; then  # the peer counter's KFF (-cs: counts not capped at 255)
+  mkdir -p "$T/kmctmp"
+  kmc -k$K -ci1 -cs1000000 -t2 -okff -fq "$T/reads.fq" "$T/kmc" "$T/kmctmp" > /dev/null 2>&1
+  "$KB" qv "$T/asm_sub.fa" --reads "$T/kmc.kff" -o "$T/kmcq" -t 2 -q
+  same_files "kmc -okff read counts give what kmerbloom's give" "$T/kb" "$T/kmcq"
+fi
 mkdir -p "$T/gz"
 gzip -c "$T/asm_sub.fa" > "$T/gz/asm_sub.fa.gz"
 "$KB" qv "$T/gz/asm_sub.fa.gz" --reads "$T/reads.tsv" -o "$T/gzo" -t 2 -q
