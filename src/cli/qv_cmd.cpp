@@ -121,6 +121,7 @@ Action setup_qv(CLI::App& sub) {
                  "K-mer counts of the reads, sorted, every k-mer (count -c 1 or merge-counts; TSV or KFF, kmc -okff)")
       ->required();
   sub.add_option("-o,--output", a->prefix, "Prefix of the output files")->required();
+  sub.add_option("-k,--kmer-size", a->opt.k, "Check that the read counts have this k (default: take theirs)");
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   sub.add_option("-M,--max-memory", a->max_memory,
                  "Memory budget, e.g. 2G or 500M: the assembly's count spills beyond it, and the per-sequence QV may "

@@ -76,10 +76,14 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // the first one's length, upper-case A/C/G/T, canonical, strictly increasing.
 class ReadCursor {
  public:
-  explicit ReadCursor(const std::string& path) : in_(open_count_file(path, {true, size_t{1} << 20, true})) {
+  // expected_k: 0, or the k the caller wants (a mismatch is an InputError).
+  ReadCursor(const std::string& path, unsigned expected_k)
+      : in_(open_count_file(path, {true, size_t{1} << 20, true})) {
     advance();
     if (done_) throw InputError(in_->name() + ": no k-mers: the read counts are empty");
     k_ = static_cast<unsigned>(kmer_.size());
+    if (expected_k && k_ != expected_k)
+      in_->fail("k-mers of " + std::to_string(k_) + " bases, but -k is " + std::to_string(expected_k));
   }
   bool done() const { return done_; }
   const std::string& kmer() const { return kmer_; }
@@ -266,7 +270,7 @@ class QvRun {
 
 QvResult assess_assembly(const QvOptions& options, const QvHooks& hooks) {
   options.validate();
-  ReadCursor reads(options.read_counts);  // k comes from its first k-mer
+  ReadCursor reads(options.read_counts, options.k);  // k comes from its first k-mer
   return dispatch_kmer_width(reads.k(), [&]<class W>() { return QvRun<W>(options, hooks).run(reads); });
 }
 

@@ -46,6 +46,7 @@ uint64_t merqury_solid_threshold(const std::vector<std::pair<uint64_t, uint64_t>
 struct QvOptions {
   std::string assembly;      // FASTA/FASTQ, plain or gzip: read twice, so not a stream
   std::string read_counts;   // sorted TSV / FASTA-form / KFF counts of the reads (formats/count_file.hpp)
+  unsigned k = 0;            // 0: the read counts' k; else they must have this k
   unsigned threads = 1;
   uint64_t max_memory = 0;   // bytes for the assembly count and the missing k-mers; 0 = no budget
   std::string tmp_dir;       // the count engine's spill files; empty: $TMPDIR, else /tmp

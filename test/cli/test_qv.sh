@@ -143,6 +143,8 @@ expect_fail "a bad FASTA names the file and line" 3 "bad.fa.*line 1" -- \
 expect_fail "a missing assembly names it" 3 "nothere.fa" -- "$KB" qv "$T/nothere.fa" --reads "$T/reads.tsv" -o "$T/err/b"
 expect_fail "a missing read count file names it" 3 "nothere.tsv" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/nothere.tsv" -o "$T/err/c"
+expect_fail "-k other than the read counts' k names the file" 3 "reads.kff: .*k-mers of 21 bases, but -k is 25" -- \
+  "$KB" qv "$T/asm_sub.fa" --reads "$T/reads.kff" -k 25 -o "$T/err/k"
 { head -3 "$T/reads.tsv"; printf 'ACGTACGTACGTACGTACGTAC\t4\n'; } > "$T/mixed.tsv"
 expect_fail "read counts of two k name the line" 3 "mixed.tsv: line 4: k-mer of 22 bases, the first has 21" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/mixed.tsv" -o "$T/err/d"
