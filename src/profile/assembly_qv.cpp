@@ -64,6 +64,7 @@ void QvOptions::validate() const {
   if (is_stream(assembly))
     throw std::invalid_argument("the assembly " + assembly + " is read twice: give a file, not a stream");
   if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
+  if (batch_bases < 4 * kMaxK) throw std::invalid_argument("batch size must be at least " + std::to_string(4 * kMaxK));
 }
 
 namespace {
@@ -228,7 +229,7 @@ class QvRun {
     const KmerShape<W> shape(r_.k, true);
     PipelineOptions po;
     po.workers = o_.threads;
-    po.batch_bases = uint64_t{1} << 20;
+    po.batch_bases = o_.batch_bases;
     po.piece_k = r_.k;
     std::mutex lock;
     std::map<uint64_t, std::vector<Piece>> by_serial;  // batch serial -> its pieces

@@ -52,6 +52,7 @@ struct QvOptions {
   std::string tmp_dir;       // the count engine's spill files; empty: $TMPDIR, else /tmp
   std::optional<uint64_t> solid_threshold;  // read k-mers seen more often are solid; unset: Merqury's rule
   bool per_sequence = true;  // the second pass
+  uint64_t batch_bases = uint64_t{1} << 20;  // second pass: bases per batch (longer records come in pieces)
   void validate() const;     // throws std::invalid_argument
 };
 

@@ -9,11 +9,13 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "profile/assembly_qv.hpp"
 #include "profile/qv_files.hpp"
+#include "temp_dir.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -130,6 +132,65 @@ TEST(AssemblyName, DropsFolderAndFastaSuffixes) {
   EXPECT_EQ(assembly_name("d/hap1.p_ctg.fa.gz"), "hap1.p_ctg");
   EXPECT_EQ(assembly_name("asm.fna"), "asm.fna");
   EXPECT_EQ(assembly_name(".fa"), ".fa");
+}
+
+class AssessAssembly : public TempDirTest {};
+
+std::string canonical_kmer(const std::string& s) {
+  std::string rc(s.rbegin(), s.rend());
+  for (char& c : rc) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+  return std::min(s, rc);
+}
+
+// Long records cut into pieces in the second pass tally as whole ones: per
+// sequence, and summed, they equal the first pass's totals, and the missing
+// k-mers are those of the planted substitutions, counted by brute force.
+TEST_F(AssessAssembly, PiecesOfLongRecordsTallyAsWholeRecords) {
+  const unsigned k = 21;
+  std::mt19937_64 rng(8);
+  std::string genome(40000, 'A');
+  for (char& c : genome) c = "ACGT"[rng() % 4];
+  std::set<std::string> reads;
+  for (size_t i = 0; i + k <= genome.size(); ++i) reads.insert(canonical_kmer(genome.substr(i, k)));
+  std::string tsv;
+  for (const std::string& x : reads) tsv += x + "\t7\n";
+  std::string asm_seq = genome;
+  for (size_t pos = 500; pos < asm_seq.size(); pos += 1777) asm_seq[pos] = asm_seq[pos] == 'A' ? 'C' : 'A';
+  const std::vector<std::string> seqs = {asm_seq.substr(0, 30000), asm_seq.substr(30000)};
+  std::vector<uint64_t> missing_by_brute_force;
+  std::set<std::string> asm_kmers;
+  for (const std::string& s : seqs) {
+    uint64_t m = 0;
+    for (size_t i = 0; i + k <= s.size(); ++i) {
+      const std::string x = canonical_kmer(s.substr(i, k));
+      m += !reads.count(x);
+      asm_kmers.insert(x);
+    }
+    missing_by_brute_force.push_back(m);
+  }
+  uint64_t reads_in_asm = 0;
+  for (const std::string& x : reads) reads_in_asm += asm_kmers.count(x);
+  QvOptions o;
+  o.read_counts = write("reads.tsv", tsv);
+  o.assembly = write("asm.fa", ">long one\n" + seqs[0] + "\n>short\n" + seqs[1] + "\n");
+  o.threads = 3;
+  std::vector<QvResult> runs;
+  for (uint64_t batch : {uint64_t{1} << 20, uint64_t{2000}}) {
+    o.batch_bases = batch;
+    runs.push_back(assess_assembly(o));
+  }
+  for (const QvResult& r : runs) {
+    ASSERT_EQ(r.sequences.size(), 2u);
+    EXPECT_EQ(r.sequences[0].name, "long");
+    EXPECT_EQ(r.sequences[0].kmers, seqs[0].size() - k + 1);
+    EXPECT_EQ(r.sequences[1].kmers, seqs[1].size() - k + 1);
+    EXPECT_EQ(r.sequences[0].missing, missing_by_brute_force[0]);
+    EXPECT_EQ(r.sequences[1].missing, missing_by_brute_force[1]);
+    EXPECT_EQ(r.missing, missing_by_brute_force[0] + missing_by_brute_force[1]);
+    EXPECT_EQ(r.solid_threshold, 0u);  // one histogram row: no valley, every read k-mer solid
+    EXPECT_EQ(r.solid_distinct, reads.size());
+    EXPECT_EQ(r.solid_in_asm, reads_in_asm);
+  }
 }
 
 }  // namespace
