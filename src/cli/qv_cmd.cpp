@@ -125,7 +125,7 @@ Action setup_qv(CLI::App& sub) {
   sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
   sub.add_option("-M,--max-memory", a->max_memory,
                  "Memory budget, e.g. 2G or 500M: the assembly's count spills beyond it, and the per-sequence QV may "
-                 "keep missing k-mers in half of it (exit 5 when they need more)");
+                 "keep missing k-mers in a quarter of it, the count gets the rest (exit 5 when either needs more)");
   sub.add_option("--tmp-dir", a->opt.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
   sub.add_option("--solid-threshold", a->opt.solid_threshold,
                  "Read k-mers seen more than this many times are solid (default: the first valley of the read "

@@ -172,12 +172,14 @@ class QvRun {
     co.inputs = {o_.assembly};
     co.k = r_.k;
     co.threads = o_.threads;
-    co.max_memory = o_.max_memory;
+    // -M bounds the whole run: a quarter for the missing k-mers, the rest for the engine.
+    const uint64_t reserve = o_.per_sequence ? o_.max_memory / 4 : 0;
+    co.max_memory = o_.max_memory - reserve;
     co.tmp_dir = o_.tmp_dir;
     co.min_count = 1;
     co.gate = GateMode::none;
     co.validate();
-    const uint64_t limit = o_.max_memory ? o_.max_memory / 2 : std::numeric_limits<uint64_t>::max();
+    const uint64_t limit = o_.max_memory ? reserve : std::numeric_limits<uint64_t>::max();
     const auto read_only = [&] {
       r_.copies[0].add(reads.count());
       ++r_.read_distinct;
@@ -196,18 +198,29 @@ class QvRun {
       r_.missing += copies;
       ++r_.missing_distinct;
       if (!o_.per_sequence) return;
-      if ((missing_.size() + 1) * sizeof(W) > limit)
+      if ((missing_.size() + 1) * sizeof(W) > limit) {
+        missing_full_ = true;
         throw BudgetError("more than " + std::to_string(missing_.size()) + " distinct k-mers of " + o_.assembly +
                           " are absent from the reads (" + std::to_string(sizeof(W)) +
-                          " bytes each for the per-sequence QV), more than half of -M (" + std::to_string(limit >> 20) +
-                          " MiB): raise -M, or give "
-                          "--no-per-sequence; so many suggests reads of another genome or another k");
+                          " bytes each for the per-sequence QV), more than a quarter of -M (" +
+                          std::to_string(limit >> 20) +
+                          " MiB): raise -M, or give --no-per-sequence; so many suggests reads of another genome or "
+                          "another k");
+      }
       missing_.push_back(encode_kmer<W>(kmer));
     };
     CountHooks ch;
     ch.log = hooks_.log;
     ch.info = hooks_.info;
-    const CountResult cr = count_kmers(co, sink, ch);
+    CountResult cr;
+    try {
+      cr = count_kmers(co, sink, ch);
+    } catch (const BudgetError& e) {
+      if (!reserve || missing_full_) throw;
+      throw BudgetError(std::string(e.what()) +
+                        " (qv counts the assembly in three quarters of -M, the rest is kept for the per-sequence QV; "
+                        "--no-per-sequence gives the count all of it)");
+    }
     while (!reads.done()) read_only();
     r_.input = cr.input;
     if (r_.asm_kmers == 0)
@@ -264,7 +277,8 @@ class QvRun {
   const QvOptions& o_;
   const QvHooks& hooks_;
   QvResult r_;
-  std::vector<W> missing_;  // sorted: the merge meets them in increasing order
+  std::vector<W> missing_;      // sorted: the merge meets them in increasing order
+  bool missing_full_ = false;  // the budget error came from missing_, not from the engine
 };
 
 }  // namespace

@@ -96,7 +96,7 @@ struct QvHooks {
 
 // Throws InputError naming the file and record or line for bad input (a
 // malformed, unsorted, non-canonical or differently sized read k-mer; a bad
-// FASTA record), BudgetError when the missing k-mers outgrow half of
+// FASTA record), BudgetError when the missing k-mers outgrow a quarter of
 // max_memory, std::invalid_argument for bad options.
 QvResult assess_assembly(const QvOptions& options, const QvHooks& hooks = {});
 

@@ -112,8 +112,8 @@ gzip -c "$T/asm_sub.fa" > "$T/gz/asm_sub.fa.gz"
 "$KB" qv "$T/gz/asm_sub.fa.gz" --reads "$T/reads.tsv" -o "$T/gzo" -t 2 -q
 same_files "a gzip assembly gives what the plain one gives (its name without .fa.gz)" "$T/kb" "$T/gzo"
 mkdir -p "$T/spill"
-"$KB" qv "$T/asm_sub.fa" --reads "$T/reads.tsv" -o "$T/small" -t 2 -M 40M --tmp-dir "$T/spill" -q
-same_files "-M 40M gives the same bytes" "$T/kb" "$T/small"
+"$KB" qv "$T/asm_sub.fa" --reads "$T/reads.tsv" -o "$T/small" -t 2 -M 64M --tmp-dir "$T/spill" -q
+same_files "-M 64M gives the same bytes" "$T/kb" "$T/small"
 "$KB" qv "$T/asm_sub.fa" --reads "$T/reads.tsv" -o "$T/noseq" -t 2 --no-per-sequence -q
 check "--no-per-sequence writes no per-sequence file" test ! -e "$T/noseq.asm_sub.qv"
 same "... and the same overall QV" "$T/kb.qv" "$T/noseq.qv"
@@ -158,10 +158,10 @@ expect_fail "the assembly cannot be a stream (it is read twice)" 2 "read twice" 
   "$KB" qv - --reads "$T/reads.tsv" -o "$T/err/g"
 python3 -c "import random; r = random.Random(9); print('>other'); print(''.join(r.choice('ACGT') for _ in range(2500000)))" \
   > "$T/other.fa"
-expect_fail "missing k-mers beyond half of -M are a budget error (exit 5) that says what to do" 5 \
-  "absent from the reads .*more than half of -M \(15 MiB\): raise -M, or give --no-per-sequence" -- \
-  "$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/err/h" -t 1 -M 30M
-"$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/other" -t 1 -M 30M --no-per-sequence -q
+expect_fail "missing k-mers beyond a quarter of -M are a budget error (exit 5) that says what to do" 5 \
+  "absent from the reads .*more than a quarter of -M \(10 MiB\): raise -M, or give --no-per-sequence" -- \
+  "$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/err/h" -t 1 -M 40M
+"$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/other" -t 1 -M 40M --no-per-sequence -q
 check "... and --no-per-sequence needs none: every k-mer of another genome is missing" \
   awk -F '\t' '$2 == $3 && $2 > 2000000 { found = 1 } END { exit !found }' "$T/other.qv"
 check "failed runs leave no output behind" test -z "$(ls -A "$T/err")"

@@ -38,7 +38,8 @@ Rows random_spectrum(std::mt19937_64& rng) {
   std::map<uint64_t, uint64_t> h;
   for (uint64_t c = 1; c < 4 * static_cast<uint64_t>(peak); ++c) {
     const double z = (static_cast<double>(c) - peak) / (peak / 4);
-    const double n = tail / std::pow(static_cast<double>(c), 3) + 2e5 * std::exp(-z * z / 2) + static_cast<double>(rng() % 50);
+    const double noise = static_cast<double>(rng() % 50);
+    const double n = tail / std::pow(static_cast<double>(c), 3) + 2e5 * std::exp(-z * z / 2) + noise;
     if (rng() % 10 && n >= 1) h[c] = static_cast<uint64_t>(n);
   }
   return Rows(h.begin(), h.end());
@@ -68,7 +69,8 @@ TEST(SolidThreshold, EdgeCases) {
   EXPECT_EQ(merqury_solid_threshold({{1, 9}, {2, 5}, {3, 2}}), 0u);            // falls only: no valley
   EXPECT_EQ(merqury_solid_threshold({{1, 2}, {2, 5}}), 1u);                    // rises at once
   EXPECT_EQ(merqury_solid_threshold({{1, 9}, {2, 4}, {5, 6}}), 4u);            // a gap: the rising row's count - 1
-  EXPECT_EQ(merqury_solid_threshold({{1, 9}, {2, 4}, {3, 4}, {4, 6}, {5, 3}, {6, 8}}), 5u);  // flat, then a later valley
+  // A flat step, then a rise that is no valley, then one that is.
+  EXPECT_EQ(merqury_solid_threshold({{1, 9}, {2, 4}, {3, 4}, {4, 6}, {5, 3}, {6, 8}}), 5u);
 }
 
 TEST(CountHistogram, AgreesWithAMapAcrossTheDenseLimit) {
