@@ -11,8 +11,8 @@
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "count/counter.hpp"
-#include "formats/count_file.hpp"
 #include "kmer/kmer.hpp"
+#include "profile/read_counts.hpp"
 #include "seqio/paths.hpp"
 
 namespace kmerbloom {
@@ -73,66 +73,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// The read counts in k-mer order, checked record by record: every k-mer of
-// the first one's length, upper-case A/C/G/T, canonical, strictly increasing.
-class ReadCursor {
- public:
-  // expected_k: 0, or the k the caller wants (a mismatch is an InputError).
-  ReadCursor(const std::string& path, unsigned expected_k)
-      : in_(open_count_file(path, {true, size_t{1} << 20, true})) {
-    advance();
-    if (done_) throw InputError(in_->name() + ": no k-mers: the read counts are empty");
-    k_ = static_cast<unsigned>(kmer_.size());
-    if (expected_k && k_ != expected_k)
-      in_->fail("k-mers of " + std::to_string(k_) + " bases, but -k is " + std::to_string(expected_k));
-  }
-  bool done() const { return done_; }
-  const std::string& kmer() const { return kmer_; }
-  uint64_t count() const { return count_; }
-  unsigned k() const { return k_; }
-  uint64_t min_count() const { return min_count_; }
-
-  void advance() {
-    KmerCount r;
-    if (!in_->next(r)) {
-      done_ = true;
-      return;
-    }
-    if (k_ && r.kmer.size() != k_)
-      in_->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the first has " + std::to_string(k_));
-    if (k_ == 0 && (r.kmer.empty() || r.kmer.size() > kMaxK))
-      in_->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases: k must be 1 to " + std::to_string(kMaxK));
-    for (const char c : r.kmer)
-      if (c != 'A' && c != 'C' && c != 'G' && c != 'T')
-        in_->fail("'" + printable(r.kmer) + "' is not a k-mer of upper-case A, C, G, T");
-    if (!kmer_.empty() && r.kmer <= kmer_)
-      in_->fail("k-mers out of order or repeated (" + printable(r.kmer) + " after " + kmer_ +
-                "): the read counts must be sorted as count writes them");
-    if (!canonical(r.kmer))
-      in_->fail(std::string(r.kmer) + " is not canonical: count the reads with canonical k-mers (count's default)");
-    if (r.count == 0) in_->fail("count 0");
-    kmer_.assign(r.kmer);
-    count_ = r.count;
-    min_count_ = std::min(min_count_, count_);
-  }
-
- private:
-  static bool canonical(std::string_view s) {
-    for (size_t i = 0, j = s.size(); i < s.size(); ++i) {
-      const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(s[--j])]];
-      if (s[i] != rc) return s[i] < rc;
-    }
-    return true;
-  }
-
-  std::unique_ptr<CountFileReader> in_;
-  std::string kmer_;
-  uint64_t count_ = 0;
-  uint64_t min_count_ = std::numeric_limits<uint64_t>::max();
-  unsigned k_ = 0;
-  bool done_ = false;
-};
-
 // One record, or one piece of a long record, of the second pass.
 struct Piece {
   bool starts = false;
@@ -149,7 +89,7 @@ class QvRun {
  public:
   QvRun(const QvOptions& o, const QvHooks& hooks) : o_(o), hooks_(hooks) {}
 
-  QvResult run(ReadCursor& reads) {
+  QvResult run(SortedReadCounts& reads) {
     r_.k = reads.k();
     if (r_.k > 4 * sizeof(W) - 1) throw std::logic_error("word type too narrow for k");
     const auto t0 = Clock::now();
@@ -167,7 +107,7 @@ class QvRun {
 
  private:
   // First pass: the assembly's exact counts, merged with the read counts.
-  void count_and_merge(ReadCursor& reads) {
+  void count_and_merge(SortedReadCounts& reads) {
     CountOptions co;
     co.inputs = {o_.assembly};
     co.k = r_.k;
@@ -186,7 +126,7 @@ class QvRun {
       reads.advance();
     };
     KmerSink sink = [&](std::string_view kmer, uint64_t copies) {
-      while (!reads.done() && std::string_view(reads.kmer()) < kmer) read_only();
+      while (!reads.done() && reads.kmer() < kmer) read_only();
       r_.asm_kmers += copies;
       ++r_.asm_distinct;
       if (!reads.done() && reads.kmer() == kmer) {
@@ -285,7 +225,7 @@ class QvRun {
 
 QvResult assess_assembly(const QvOptions& options, const QvHooks& hooks) {
   options.validate();
-  ReadCursor reads(options.read_counts, options.k);  // k comes from its first k-mer
+  SortedReadCounts reads(options.read_counts, options.k);  // k comes from its first k-mer
   return dispatch_kmer_width(reads.k(), [&]<class W>() { return QvRun<W>(options, hooks).run(reads); });
 }
 

@@ -151,6 +151,10 @@ expect_fail "read counts of two k name the line" 3 "mixed.tsv: line 4: k-mer of 
 { sed -n 2p "$T/reads.tsv"; sed -n 1p "$T/reads.tsv"; } > "$T/unsorted.tsv"
 expect_fail "unsorted read counts name the line" 3 "unsorted.tsv: line 2: k-mers out of order" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/unsorted.tsv" -o "$T/err/e"
+awk 'NR == 150001 { print "ACGTNACGTACGTACGTACGT\t3" } { print }' "$T/reads.tsv" > "$T/late.tsv"
+expect_fail "a bad k-mer far into the read counts (parsed ahead, blocks later) names its line" 3 \
+  "late.tsv: line 150001: not a k-mer of upper-case A, C, G, T: 'ACGTNACGTACGTACGTACGT'" -- \
+  "$KB" qv "$T/asm_sub.fa" --reads "$T/late.tsv" -o "$T/err/l"
 printf 'TTTTTTTTTTTTTTTTTTTTT\t5\n' > "$T/noncanon.tsv"
 expect_fail "non-canonical read counts are refused" 3 "noncanon.tsv: line 1: T+ is not canonical" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/noncanon.tsv" -o "$T/err/f"
