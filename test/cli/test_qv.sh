@@ -3,7 +3,8 @@
 # files, against a brute-force Python model (qv_model.py, awk for the
 # numbers); planted substitutions give the QV their rate implies; a truncated
 # assembly gives the completeness its share of the genome implies; the same
-# files whatever -t, -M, gzip or KFF (kmerbloom's or kmc's); bad input named, with no output left.
+# files whatever -t, -M, gzip or KFF (kmerbloom's or kmc's); kmc_tools' set algebra
+# gives the same totals; bad input named, with no output left.
 . "$(dirname "$0")/lib.sh"
 need python3 || { finish; exit; }
 need awk || { finish; exit; }
@@ -106,6 +107,19 @@ if need kmc; then  # the peer counter's KFF (-cs: counts not capped at 255)
   kmc -k$K -ci1 -cs1000000 -t2 -okff -fq "$T/reads.fq" "$T/kmc" "$T/kmctmp" > /dev/null 2>&1
   "$KB" qv "$T/asm_sub.fa" --reads "$T/kmc.kff" -o "$T/kmcq" -t 2 -q
   same_files "kmc -okff read counts give what kmerbloom's give" "$T/kb" "$T/kmcq"
+  # The peer's own set algebra: assembly k-mers minus read k-mers (missing,
+  # with the assembly's counts), solid read k-mers and those in the assembly.
+  kmc -k$K -ci1 -cs1000000 -t2 -fm "$T/asm_sub.fa" "$T/kasm" "$T/kmctmp" > /dev/null 2>&1
+  kmc -k$K -ci1 -cs1000000 -t2 -fq "$T/reads.fq" "$T/kreads" "$T/kmctmp" > /dev/null 2>&1
+  kmc_tools simple "$T/kasm" -ci1 "$T/kreads" -ci1 kmers_subtract "$T/kmiss" > /dev/null 2>&1
+  kmc_tools simple "$T/kreads" -ci$((threshold + 1)) "$T/kasm" -ci1 intersect "$T/ksia" > /dev/null 2>&1
+  for db in kasm kmiss ksia; do kmc_tools transform "$T/$db" dump "$T/$db.txt" > /dev/null 2>&1; done
+  kmc_tools transform "$T/kreads" -ci$((threshold + 1)) dump "$T/ksolid.txt" > /dev/null 2>&1
+  want=$(awk '{ m += $2 } END { printf "%d\t", m }' "$T/kmiss.txt"; awk '{ t += $2 } END { print t }' "$T/kasm.txt")
+  check "kmc_tools: missing and total k-mers ($want) are those of PREFIX.qv" test "$want" = "$(cut -f2,3 "$T/kb.qv")"
+  want=$(printf '%d\t%d' "$(wc -l < "$T/ksia.txt")" "$(wc -l < "$T/ksolid.txt")")
+  check "kmc_tools: solid k-mers in the assembly and solid k-mers ($want) are those of the completeness" \
+    test "$want" = "$(cut -f3,4 "$T/kb.completeness.stats")"
 fi
 mkdir -p "$T/gz"
 gzip -c "$T/asm_sub.fa" > "$T/gz/asm_sub.fa.gz"
