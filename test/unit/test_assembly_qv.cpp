@@ -106,9 +106,10 @@ TEST(QvFormula, ErrorRateInvertsTheChanceOfAnErrorFreeWindow) {
 }
 
 TEST(AwkNumber, PrintsAsAwkDoes) {
-  const std::vector<double> values = {0,    -0.0,       1,        100,      40.5,   58.449180806859,
-                                      1e-7, 2.3818e-06, 99.97999, 1.0 / 3, 123456789, 2147483647,
-                                      3e9,  1e20,       -2.5,     0.1 + 0.2};
+  // Values every awk prints alike (mawk and gawk part ways on integers
+  // beyond the int range; see below).
+  const std::vector<double> values = {0,        -0.0,    1,         100,        40.5, 58.449180806859, 1e-7,
+                                      2.3818e-06, 99.97999, 1.0 / 3, 123456789, 2147483647, -2.5, 0.1 + 0.2};
   const std::string in = testing::TempDir() + "awk_number.in";
   {
     std::ofstream f(in);
@@ -126,6 +127,7 @@ TEST(AwkNumber, PrintsAsAwkDoes) {
   }
   pclose(p);
   EXPECT_EQ(awk_number(INFINITY), "inf");
+  EXPECT_EQ(awk_number(3e9), "3e+09");  // as mawk, Debian's awk (gawk: 3000000000); never a QV or a share
 }
 
 TEST(AssemblyName, DropsFolderAndFastaSuffixes) {
