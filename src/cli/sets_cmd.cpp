@@ -72,7 +72,7 @@ int run_sets(SetsArgs& a) {
 
 Action setup_sets(CLI::App& sub) {
   auto a = std::make_shared<SetsArgs>();
-  a->opt.threads = 1;
+  a->opt.threads = default_threads();
   sub.footer(
       "Inputs are exact k-mer sets sorted by k-mer, as count and merge-counts write them (TSV, FASTA form or KFF, "
       "kmc -okff's too; plain or gzip). union: k-mers of any input; intersect: of every input; diff: of the first "
@@ -110,7 +110,9 @@ Action setup_sets(CLI::App& sub) {
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
   sub.add_flag("--no-canonical", a->no_canonical,
                "The inputs hold k-mers as read, not canonical (recorded in a KFF output's header)");
-  sub.add_option("-t,--threads", a->opt.threads, "Threads: above 1, one parsing thread per input feeds the merge")
+  sub.add_option("-t,--threads", a->opt.threads,
+                 "Threads (default: all cores): the first N - 1 inputs are parsed on threads of their own, feeding the "
+                 "merge; the output is the same for any N")
       ->capture_default_str();
   return [a] {
     if (a->histo.empty()) a->opt.histo_max = 0;

@@ -83,8 +83,10 @@ SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOp
   so.min_count = o_.input_min;
   so.max_count = o_.input_max;
   so.buffer_bytes = std::max<size_t>(o_.buffer_bytes / inputs.size(), 4096);
-  so.threaded = o_.threads > 1;
-  for (const auto& p : inputs) in_.push_back(detail::open_kmer_stream(p, so));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    so.threaded = i + 1 < o_.threads;  // threads - 1 inputs parsed apart; the rest with the merge
+    in_.push_back(detail::open_kmer_stream(inputs[i], so));
+  }
   heads_.resize(in_.size());
   size_t first = in_.size();
   for (size_t i = 0; i < in_.size(); ++i) {

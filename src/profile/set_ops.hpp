@@ -6,8 +6,8 @@
 // Inputs are TSV, FASTA form or KFF (formats/count_file.hpp; KFF sections
 // merged into text order), plain or gzip, "-" for stdin, each sorted by k-mer
 // text as count writes them. Memory is a read buffer per input (buffer_bytes
-// shared among them) plus, with threads > 1, a few batches of parsed k-mers
-// per input; it does not grow with the sets. Thread safety: one SetOperation
+// shared among them) plus a few batches of parsed k-mers (4 MiB or so) per
+// input parsed on its own thread; it does not grow with the sets. Thread safety: one SetOperation
 // is used by one thread; its parsing threads are its own.
 #pragma once
 
@@ -41,7 +41,7 @@ struct SetOpOptions {
   uint64_t input_min = 1, input_max = UINT64_MAX;  // each input's k-mers outside are left out first
   uint64_t min_count = 1, max_count = UINT64_MAX;  // result counts outside are not written
   bool presence = false;                           // write count 1 for every k-mer written
-  unsigned threads = 1;                            // > 1: one parsing thread per input
+  unsigned threads = 1;  // the first threads - 1 inputs are parsed on threads of their own
   size_t buffer_bytes = size_t{16} << 20;          // read buffers of all inputs together
   uint64_t histo_max = 0;                          // > 0: histogram of the counts written (SetOpResult)
 
