@@ -46,8 +46,22 @@ void write_summaries(const SetsArgs& a, const SetOpResult& r, const RunClock& cl
   }
 }
 
+// KMC users type -okff or -ocsum, which the parser reads as -o kff, -o csum.
+void refuse_kmc_output_spelling(const std::string& output) {
+  for (const char* v : {"kff", "kmc", "csum", "cmin", "cmax", "cleft", "cright"})
+    if (output == v)
+      throw std::invalid_argument(
+          "-o " + output + ": KMC's -o" + output + "? kmerbloom sets writes " +
+          (output == "cleft"    ? std::string("--counts first")
+           : output == "cright" ? std::string("--counts last")
+           : output[0] == 'c'   ? "--counts " + output.substr(1)
+                                : std::string("--format kff")) +
+          " (a file named " + output + " is written with -o ./" + output + ")");
+}
+
 int run_sets(SetsArgs& a) {
   RunClock clock;
+  refuse_kmc_output_spelling(a.output);
   a.opt.op = parse_set_op(a.op);
   a.opt.counts = parse_count_mode(a.counts);
   a.opt.validate(a.inputs.size());

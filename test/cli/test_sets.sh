@@ -143,6 +143,17 @@ expect_fail "a count mode the operation does not take" 2 "--counts first does no
   "$KB" sets union "$T/a.kff" "$T/b.kff" --counts first -o "$T/e.tsv"
 expect_fail "an unknown operation" 2 "operation" -- "$KB" sets xor "$T/a.kff" "$T/b.kff" -o "$T/e.tsv"
 check "... nor did the usage errors" test ! -e "$T/e.tsv"
+# --- KMC's spellings get kmerbloom's ---------------------------------------
+expect_fail "KMC's -ci2 gets a hint for inputs and result" 2 "hint: -ci2 .*--input-min-count 2 for the inputs, -c 2 for the result" -- \
+  "$KB" sets intersect "$T/a.kff" "$T/b.kff" -ci2 -o "$T/e.tsv"
+expect_fail "kmc_tools' kmers_subtract gets diff" 2 "hint: kmc_tools' kmers_subtract is kmerbloom sets diff" -- \
+  "$KB" sets kmers_subtract "$T/a.kff" "$T/b.kff" -o "$T/e.tsv"
+expect_fail "KMC's -ocleft (read as -o cleft) is refused with --counts first" 2 "KMC's -ocleft\? kmerbloom sets writes --counts first" -- \
+  "$KB" sets intersect "$T/a.kff" "$T/b.kff" -ocleft
+expect_fail "KMC's -okff (read as -o kff) is refused with --format kff" 2 "writes --format kff" -- \
+  "$KB" sets intersect "$T/a.kff" "$T/b.kff" -okff
+expect_fail "no operation: what sets needs" 2 "no input given: sets needs an operation" -- "$KB" sets
+check "... and none of them wrote a file" test ! -e "$T/e.tsv" -a ! -e cleft -a ! -e kff
 : > "$T/empty.tsv"
 "$KB" sets union "$T/empty.tsv" "$T/empty.tsv" -q -o "$T/empty.out"
 check "empty inputs give an empty result" test -e "$T/empty.out" -a ! -s "$T/empty.out"
