@@ -6,7 +6,7 @@
 // Inputs are TSV, FASTA form or KFF (formats/count_file.hpp; KFF sections
 // merged into text order), plain or gzip, "-" for stdin, each sorted by k-mer
 // text as count writes them. Memory is a read buffer per input (buffer_bytes
-// shared among them) plus a few batches of parsed k-mers (4 MiB or so) per
+// shared among them) plus four batches of parsed k-mers (about 5 MiB) per
 // input parsed on its own thread; it does not grow with the sets. Thread safety: one SetOperation
 // is used by one thread; its parsing threads are its own.
 #pragma once
