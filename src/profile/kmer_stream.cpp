@@ -7,6 +7,7 @@
 
 #include "common/format.hpp"
 #include "formats/count_file.hpp"
+#include "formats/kff.hpp"
 #include "seqio/queues.hpp"
 
 namespace kmerbloom::detail {
@@ -24,7 +25,7 @@ class CheckedReader {
  public:
   CheckedReader(const std::string& path, const KmerStreamOptions& o)
       : in_(open_count_file(path, {.fasta_form = true, .buffer_bytes = o.buffer_bytes, .kmer_order = true})),
-        min_(o.min_count), max_(o.max_count) {}
+        min_(o.min_count), max_(o.max_count), letters_checked_(path != "-" && is_kff_file(path)) {}
 
   bool next(std::string_view& kmer, uint64_t& count) {
     KmerCount r;
@@ -54,6 +55,7 @@ class CheckedReader {
       in_->fail(std::string(kmer == last_ ? "k-mer repeated (" : "k-mers out of order (") + printable(kmer) +
                 " after " + printable(last_) + "): inputs must be sorted and distinct, as count writes them");
     }
+    if (letters_checked_) return;
     for (const char c : kmer)
       if (!kAcgt[static_cast<unsigned char>(c)])
         in_->fail("k-mer " + printable(kmer) + " holds a letter other than A, C, G, T");
@@ -61,6 +63,7 @@ class CheckedReader {
 
   std::unique_ptr<CountFileReader> in_;
   uint64_t min_, max_;
+  bool letters_checked_;  // KFF: 2-bit codes are A, C, G, T by construction
   std::string last_;
   uint64_t read_ = 0, kept_ = 0;
 };
