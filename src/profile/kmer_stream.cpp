@@ -42,13 +42,15 @@ class CheckedReader {
     return false;
   }
   const std::string& name() const { return in_->name(); }
+  unsigned k() const { return k_; }
   uint64_t read() const { return read_; }
   uint64_t kept() const { return kept_; }
 
  private:
-  void check(std::string_view kmer) const {
+  void check(std::string_view kmer) {
     if (read_ == 0) {
       if (kmer.empty()) in_->fail("empty k-mer");
+      k_ = static_cast<unsigned>(kmer.size());
     } else if (kmer.size() != last_.size()) {
       in_->fail("k-mer of " + std::to_string(kmer.size()) + " bases, the first has " + std::to_string(last_.size()));
     } else if (kmer <= last_) {
@@ -65,6 +67,7 @@ class CheckedReader {
   uint64_t min_, max_;
   bool letters_checked_;  // KFF: 2-bit codes are A, C, G, T by construction
   std::string last_;
+  unsigned k_ = 0;
   uint64_t read_ = 0, kept_ = 0;
 };
 
@@ -73,6 +76,7 @@ class DirectStream final : public KmerStream {
   DirectStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {}
   bool next(std::string_view& kmer, uint64_t& count) override { return r_.next(kmer, count); }
   const std::string& name() const override { return r_.name(); }
+  unsigned k() const override { return r_.k(); }
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
 
@@ -115,6 +119,7 @@ class ThreadedStream final : public KmerStream {
     return true;
   }
   const std::string& name() const override { return r_.name(); }
+  unsigned k() const override { return r_.k(); }
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
 

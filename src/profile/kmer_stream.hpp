@@ -30,6 +30,9 @@ class KmerStream {
   virtual bool next(std::string_view& kmer, uint64_t& count) = 0;
   // The file's name in messages ("<stdin>" for "-").
   virtual const std::string& name() const = 0;
+  // The length of the file's first k-mer, kept or not (0: none read yet);
+  // settled once next() has returned a k-mer or false.
+  virtual unsigned k() const = 0;
   // K-mers read, and kept (in the count range); final once next() returned false.
   virtual uint64_t read() const = 0;
   virtual uint64_t kept() const = 0;

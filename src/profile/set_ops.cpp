@@ -92,12 +92,13 @@ SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOp
   for (size_t i = 0; i < in_.size(); ++i) {
     Head& h = heads_[i];
     h.live = in_[i]->next(h.kmer, h.count);
-    if (!h.live) continue;
+    const unsigned k = in_[i]->k();  // of the first k-mer read, kept in the count range or not
+    if (k == 0) continue;
     if (first == in_.size()) {
       first = i;
-      k_ = static_cast<unsigned>(h.kmer.size());
-    } else if (h.kmer.size() != k_) {
-      throw InputError(in_[i]->name() + ": k-mers of " + std::to_string(h.kmer.size()) + " bases, but " +
+      k_ = k;
+    } else if (k != k_) {
+      throw InputError(in_[i]->name() + ": k-mers of " + std::to_string(k) + " bases, but " +
                        in_[first]->name() + " holds " + std::to_string(k_) +
                        "-mers: the inputs of one operation must have the same k");
     }

@@ -78,8 +78,8 @@ struct SetOpResult {
 using SetSink = std::function<void(std::string_view kmer, uint64_t count)>;
 
 // One operation over its inputs. The constructor opens every input and reads
-// its first k-mer (the first in the input count range), so that k is known
-// before any output is opened; run()
+// its first k-mer in the input count range, so that k is known before any
+// output is opened; run()
 // streams the result to the sink in k-mer order. Throws InputError naming the
 // file and line (KFF: byte) for a malformed record, a k-mer out of order or of
 // another length than the file's first; and naming both files when two inputs
