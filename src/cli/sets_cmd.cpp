@@ -100,7 +100,8 @@ Action setup_sets(CLI::App& sub) {
       ->required();
   sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
-  sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
+  sub.add_option("--format", a->format,
+                 "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
       ->check(CLI::IsMember({"tsv", "fasta", "kff"}))
       ->capture_default_str();
   sub.add_option("--counts", a->counts,
@@ -108,9 +109,11 @@ Action setup_sets(CLI::App& sub) {
                  "(auto), max, sum, first or last (KMC's -ocleft, -ocright)")
       ->check(CLI::IsMember({"auto", "sum", "min", "max", "first", "last"}))
       ->capture_default_str();
-  sub.add_option("--input-min-count", a->opt.input_min, "Leave out each input's k-mers counted less often (KMC's -ci on inputs)")
+  sub.add_option("--input-min-count", a->opt.input_min,
+                 "Leave out each input's k-mers counted less often (KMC's -ci on inputs)")
       ->capture_default_str();
-  sub.add_option("--input-max-count", a->opt.input_max, "Leave out each input's k-mers counted more often (KMC's -cx on inputs)");
+  sub.add_option("--input-max-count", a->opt.input_max,
+                 "Leave out each input's k-mers counted more often (KMC's -cx on inputs)");
   sub.add_option("-c,-L,--min-count", a->opt.min_count, "Write result k-mers whose count is at least this")
       ->capture_default_str();
   sub.add_option("-U,--max-count", a->opt.max_count, "Write result k-mers whose count is at most this");
@@ -120,7 +123,8 @@ Action setup_sets(CLI::App& sub) {
       ->default_val(10000)
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write run statistics as JSON (inputs, operation, k-mers in and out)");
-  sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats (default: its file name)");
+  sub.add_option("--sample", a->sample,
+                 "Sample name in the MultiQC file written beside --stats (default: its file name)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
   sub.add_flag("--no-canonical", a->no_canonical,
                "The inputs hold k-mers as read, not canonical (recorded in a KFF output's header)");

@@ -11,7 +11,10 @@ namespace kmerbloom {
 namespace {
 
 constexpr std::pair<KmerSetOp, const char*> kOps[] = {
-    {KmerSetOp::union_, "union"}, {KmerSetOp::intersect, "intersect"}, {KmerSetOp::diff, "diff"}, {KmerSetOp::subtract, "subtract"}};
+    {KmerSetOp::union_, "union"},
+    {KmerSetOp::intersect, "intersect"},
+    {KmerSetOp::diff, "diff"},
+    {KmerSetOp::subtract, "subtract"}};
 constexpr std::pair<CountMode, const char*> kModes[] = {{CountMode::automatic, "auto"}, {CountMode::sum, "sum"},
                                                         {CountMode::min, "min"},        {CountMode::max, "max"},
                                                         {CountMode::first, "first"},    {CountMode::last, "last"}};
@@ -141,7 +144,9 @@ bool combine(const SetOpOptions& o, CountMode mode, const std::vector<Head>& h, 
   }
   for (size_t j = 1; j < at.size(); ++j) {
     const uint64_t c = h[at[j]].count;
-    out = mode == CountMode::sum ? add_saturating(out, c) : mode == CountMode::min ? std::min(out, c) : std::max(out, c);
+    out = mode == CountMode::sum   ? add_saturating(out, c)
+          : mode == CountMode::min ? std::min(out, c)
+                                   : std::max(out, c);
   }
   return true;
 }

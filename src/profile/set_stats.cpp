@@ -11,13 +11,14 @@ json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult
     inputs.push_back({{"name", i.name}, {"kmers", i.kmers}, {"kmers_kept", i.kept}});
     read += i.kmers;
   }
+  const bool takes_mode = o.op == KmerSetOp::union_ || o.op == KmerSetOp::intersect;
   json j = {{"tool", "kmerbloom"},
             {"version", KMERBLOOM_VERSION},
             {"command", run.command},
             {"command_line", run.command_line},
             {"inputs", run.inputs},
             {"operation", set_op_name(o.op)},
-            {"count_mode", o.op == KmerSetOp::union_ || o.op == KmerSetOp::intersect ? json(count_mode_name(o.mode())) : json()},
+            {"count_mode", takes_mode ? json(count_mode_name(o.mode())) : json()},
             {"input_min_count", o.input_min},
             {"input_max_count", o.input_max},
             {"min_count", o.min_count},
