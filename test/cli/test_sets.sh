@@ -99,6 +99,51 @@ for f in tsv kff fasta; do
 done
 check "every operation and format: -t 1 and -t 2 write the same bytes ($differ differ)" test "$differ" -eq 0
 
+gzip -c "$T/a.kff" > "$T/a.kff.gz"
+"$KB" sets intersect "$T/a.kff.gz" "$T/b.kff" -q -o "$T/o.gz-in.tsv.gz"
+same "a gzip KFF input, a gzip output" <(gzip -dc "$T/o.gz-in.tsv.gz") "$T/o.intersect.auto.tsv"
+
+# Counts of every width through a KFF output and back: 1 to 2^40, summed by union.
+python3 - "$T/wide1.tsv" "$T/wide2.tsv" << 'PY'
+import itertools, sys
+kmers = [''.join(t) for t in itertools.product('ACGT', repeat=6)]
+with open(sys.argv[1], 'w') as a, open(sys.argv[2], 'w') as b:
+    for i, kmer in enumerate(kmers):
+        a.write(f"{kmer}\t{1 << (i % 41)}\n")
+        if i % 3 == 0:
+            b.write(f"{kmer}\t{i + 1}\n")
+PY
+"$KB" sets union "$T/wide1.tsv" "$T/wide2.tsv" -q -o "$T/wide.kff" --format kff
+"$KB" merge-counts "$T/wide.kff" -q -o "$T/wide.back.tsv"
+python3 - "$T/wide1.tsv" "$T/wide2.tsv" > "$T/wide.py.tsv" << 'PY'
+import sys
+sums = {}
+for path in sys.argv[1:]:
+    for line in open(path):
+        kmer, count = line.split()
+        sums[kmer] = sums.get(kmer, 0) + int(count)
+for kmer in sorted(sums):
+    print(f"{kmer}\t{sums[kmer]}")
+PY
+same "counts up to 2^40, summed, through a KFF output and back" "$T/wide.py.tsv" "$T/wide.back.tsv"
+
+# Memory does not grow with the sets: 20 times more k-mers, about the same peak.
+python3 - "$T/big1.tsv" "$T/big2.tsv" << 'PY'
+import itertools, sys
+with open(sys.argv[1], 'w') as a, open(sys.argv[2], 'w') as b:
+    for i, t in enumerate(itertools.product('ACGT', repeat=11)):
+        if i % 2 == 0:
+            a.write(''.join(t) + '\t3\n')
+        if i % 3 == 0:
+            b.write(''.join(t) + '\t5\n')
+PY
+peak() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["peak_memory_bytes"] >> 20)' "$1"; }
+kin() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kmers_in"])' "$1"; }
+"$KB" sets union "$T/a.tsv" "$T/b.tsv" -t 2 -q -o /dev/null --stats "$T/small.json" --no-multiqc
+"$KB" sets union "$T/big1.tsv" "$T/big2.tsv" -t 2 -q -o /dev/null --stats "$T/big.json" --no-multiqc
+check "peak memory for $(kin "$T/big.json") k-mers in ($(peak "$T/big.json") MB) within 8 MB of that for $(kin "$T/small.json") ($(peak "$T/small.json") MB)" \
+  test "$(peak "$T/big.json")" -le $(($(peak "$T/small.json") + 8))
+
 # --- histogram and statistics, against the output itself ---------------------
 "$KB" sets union "$T/a.kff" "$T/b.kff" -q -o "$T/u.tsv" --histo "$T/u.histo" --histo-max 20 --stats "$T/u.stats.json"
 awk -F'\t' '{ h[$2 > 20 ? 21 : $2]++ } END { for (c = 1; c <= 21; c++) print c, h[c] + 0 }' "$T/u.tsv" > "$T/u.histo.awk"
