@@ -127,7 +127,7 @@ for kmer in sorted(sums):
 PY
 same "counts up to 2^40, summed, through a KFF output and back" "$T/wide.py.tsv" "$T/wide.back.tsv"
 
-# Memory does not grow with the sets: 20 times more k-mers, about the same peak.
+# Memory does not grow with the sets: 25 times more k-mers, about the same peak.
 python3 - "$T/big1.tsv" "$T/big2.tsv" << 'PY'
 import itertools, sys
 with open(sys.argv[1], 'w') as a, open(sys.argv[2], 'w') as b:
