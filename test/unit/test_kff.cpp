@@ -167,17 +167,38 @@ TEST_F(Kff, WriterLaysDownTheSpecifiedBytes) {
   EXPECT_EQ(got, want);
 }
 
-TEST_F(Kff, CountsTakeTheFewestBytesSectionBySection) {
-  // Sections of 2 k-mers: widths 1, 3, 3, 1 -> three scopes.
-  const Records r = {{"AAAA", 1},   {"AAAC", 255},  {"AAAG", 256},    {"AAAT", 70000},
-                     {"AACA", 2},   {"AACC", 1 << 20}, {"AACG", 9},   {"AACT", 10}};
-  const std::string got = get(write_kff(path("w.kff"), r, {.k = 4, .section_kmers = 2}));
-  std::string want = header() + vars({{"k", 4}, {"max", 1}, {"data_size", 1}, {"ordered", 1}}) +
-                     raw_section({r[0], r[1]}, 1) + vars({{"k", 4}, {"max", 1}, {"data_size", 3}, {"ordered", 1}}) +
-                     raw_section({r[2], r[3]}, 3) + raw_section({r[4], r[5]}, 3) +
-                     vars({{"k", 4}, {"max", 1}, {"data_size", 1}, {"ordered", 1}}) + raw_section({r[6], r[7]}, 1);
-  EXPECT_EQ(got.substr(0, want.size()), want);
+// Counts take one width in every section (kmc_tools' sorted dump reads them
+// all with the first one's): that of max_count, at most 4 bytes; only a
+// count above 2^32 - 1 widens the sections from its own on.
+TEST_F(Kff, CountsTakeOneWidthInEverySection) {
+  const Records r = {{"AAAA", 1}, {"AAAC", 255}, {"AAAG", 256}, {"AAAT", 70000},
+                     {"AACA", 2}, {"AACC", 9},   {"AACG", 9},   {"AACT", 10}};
+  const auto scope = [](uint64_t width) { return vars({{"k", 4}, {"max", 1}, {"data_size", width}, {"ordered", 1}}); };
+  std::string got = get(write_kff(path("w.kff"), r, {.k = 4, .section_kmers = 2}));
+  std::string want = header();
+  want += scope(4);
+  for (size_t i = 0; i < r.size(); i += 2) want += raw_section({r[i], r[i + 1]}, 4);
+  EXPECT_EQ(got.substr(0, want.size()), want) << "the default max_count: KMC's 32-bit counters";
   EXPECT_EQ(read_all(path("w.kff")), r);
+
+  const Records small = {r[0], r[1], r[4], r[5]};
+  got = get(write_kff(path("s.kff"), small, {.k = 4, .max_count = 255, .section_kmers = 2}));
+  want = header();
+  want += scope(1);
+  want += raw_section({small[0], small[1]}, 1);
+  want += raw_section({small[2], small[3]}, 1);
+  EXPECT_EQ(got.substr(0, want.size()), want) << "max_count 255: one byte";
+
+  const Records wide = {r[0], r[1], r[2], {"AAAT", uint64_t{1} << 40}, r[4], r[5]};
+  got = get(write_kff(path("x.kff"), wide, {.k = 4, .section_kmers = 2}));
+  want = header();
+  want += scope(4);
+  want += raw_section({wide[0], wide[1]}, 4);
+  want += scope(6);
+  want += raw_section({wide[2], wide[3]}, 6);
+  want += raw_section({wide[4], wide[5]}, 6);
+  EXPECT_EQ(got.substr(0, want.size()), want) << "a sum above 2^32 widens from its section on, never back";
+  EXPECT_EQ(read_all(path("x.kff")), wide);
 }
 
 TEST_F(Kff, RoundTripForEveryWidthOfK) {
