@@ -33,7 +33,8 @@ else
   run_snakemake() {  # DIR, then --config KEY=VALUE...
     local dir=$1; shift
     mkdir -p "$dir"
-    printf 'sample\treads\nex\t%s\n' "${READS:-$EX}" > "$dir/samples.tsv"
+    if [ -n "${SAMPLES_TSV:-}" ]; then printf '%b' "$SAMPLES_TSV" > "$dir/samples.tsv"
+    else printf 'sample\treads\nex\t%s\n' "${READS:-$EX}" > "$dir/samples.tsv"; fi
     (cd "$dir" && snakemake -s "$WF/snakemake/Snakefile" --configfile "$WF/snakemake/config.yaml" --cores 2 -q \
       --config kmerbloom="$KBABS" samples=samples.tsv "$@" > snakemake.out 2>&1) || {
       bad "snakemake run in $dir failed: $(tail -20 "$dir/snakemake.out")"
@@ -103,6 +104,23 @@ assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, 
     "$KB" build "$EX" --expected 40000 -o "$T/direct.kbf" -t 2 -q
     same "per-sample filter file equals a direct build" "$R/ex/ex.kbf" "$T/direct.kbf"
     same "union of one sample's filter is that filter" "$R/all_samples.kbf" "$T/direct.kbf"
+  fi
+
+  # Genome profiling after the count: an assembly's QV, and a set operation
+  # between two samples; each equal to the same subcommand run directly.
+  R=$T/wf5/results
+  head -n 4000 "$T/ex.fq" > "$T/half.fq"
+  awk 'NR % 4 == 2 && NR < 400 { print ">c" NR; print }' "$T/ex.fq" > "$T/asm.fa"
+  if SAMPLES_TSV="sample\treads\nex\t$EX\nhalf\t$T/half.fq\n" run_snakemake "$T/wf5" \
+    "qv={'assemblies': {'ex': '$T/asm.fa'}}" "sets={'only_ex': {'op': 'diff', 'samples': ['ex', 'half']}}"; then
+    "$KB" count "$EX" -k 31 -c 1 --format kff -o "$T/all.kff" -t 2 -q
+    "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/direct-qv" -q
+    same "workflow qv equals a direct kmerbloom qv" "$R/ex/qv/ex.qv" "$T/direct-qv.qv"
+    same "workflow completeness equals the direct one's" "$R/ex/qv/ex.completeness.stats" "$T/direct-qv.completeness.stats"
+    "$KB" count "$T/half.fq" -k 31 -o "$T/half.tsv" -t 2 -q
+    "$KB" sets diff "$T/direct.tsv" "$T/half.tsv" -o "$T/only_ex.tsv" -q
+    gz_same "workflow sets diff equals a direct kmerbloom sets diff" "$R/sets/only_ex.tsv.gz" "$T/only_ex.tsv"
+    check "the all-k-mer count for qv was temporary" test ! -e "$R/ex/ex.all.kff"
   fi
 
   # Mates in two files named S_R1, S_R2: filtered as pairs, never apart.
