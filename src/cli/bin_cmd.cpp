@@ -7,13 +7,16 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "count/bins.hpp"
 
 namespace kmerbloom::cli {
 namespace {
 
 struct BinArgs {
+  ProgressFlags progress;
   BinOptions opt;
   ReadSetArgs reads;
 };
@@ -23,10 +26,13 @@ int run_bin(BinArgs& a) {
   a.reads.settle(a.opt);
   a.opt.validate();
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.opt.output}}, a.opt.tmp_dir);
+  RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
   CountHooks hooks;
-  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
-  hooks.pass = [](const std::string& s) { spdlog::debug("{}", s); };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const BinResult r = write_bins(a.opt, hooks);
+  progress.stop();
   if (r.input.kmers == 0)
     spdlog::warn("warning: no k-mers in {} reads (empty input, or every read shorter than k = {})", r.input.reads,
                  a.opt.k);
@@ -52,6 +58,7 @@ Action setup_bin(CLI::App& sub) {
   sub.add_option("-o,--output", a->opt.output, "Bin file to write (.kbin)")->required();
   sub.add_option("--bins", a->opt.bins,
                  "Minimizer bins (default 1024 for k <= 31, more for longer k); the same for every chunk");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_bin(*a); };
 }
 

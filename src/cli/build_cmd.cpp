@@ -5,13 +5,16 @@
 
 #include "commands.hpp"
 #include "common/format.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "kbf/kbf.hpp"
 
 namespace kmerbloom::cli {
 namespace {
 
 struct BuildArgs {
+  ProgressFlags progress;
   BuildOptions opt;
   std::string output;
   ReadSetArgs reads;
@@ -22,10 +25,14 @@ int run_build(BuildArgs& a) {
   a.reads.settle(a.opt);
   a.opt.validate();
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}}, given_tmp_dir(a.opt));
+  RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
   FilterHooks hooks;
-  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
-  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.info = [&](const std::string& s) { progress.info(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const BuildResult r = build_filter(a.opt, hooks);
+  progress.stop();
   const BuildStats& s = r.stats;
   if (s.over_capacity)
     spdlog::warn("about {} distinct k-mers, more than the {} the filter was sized for (--expected): estimated "
@@ -59,6 +66,7 @@ Action setup_build(CLI::App& sub) {
   sub.add_option("--expected", a->opt.expected,
                  "Distinct k-mers the filter is sized for; fixes the shape, so that filters merge "
                  "(default: sized from the data)");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_build(*a); };
 }
 

@@ -6,7 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "formats/output.hpp"
 #include "estimate/cardinality.hpp"
 #include "kmer/hash.hpp"
@@ -15,6 +17,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct EstimateArgs {
+  ProgressFlags progress;
   EstimateOptions opt;
   std::string output = "-";
   std::string format = "tsv";
@@ -48,7 +51,10 @@ int run_estimate(EstimateArgs& a) {
   a.opt.validate();  // before any output file is created
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}, {"--json", a.json}});
 
-  const EstimateResult r = estimate_kmers(a.opt);
+  RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
+  progress.pass("sampling the k-mers");
+  const EstimateResult r = estimate_kmers(a.opt, &progress.counters);
+  progress.stop();
   const KmerSpectrumEstimate& e = r.spectrum;
   if (a.format == "json") {
     write_json(a.output, estimate_stats_json(run_info("estimate", a.opt.inputs, clock), a.opt, r));
@@ -91,6 +97,7 @@ Action setup_estimate(CLI::App& sub) {
   sub.add_option("--sample-log2", a->opt.sample_log2,
                  "Keep at most 2^N k-mers per thread in the sample (error ~ 2^(-N/2); exact below that)")
       ->capture_default_str();
+  add_progress_flags(sub, a->progress);
   return [a] { return run_estimate(*a); };
 }
 

@@ -119,7 +119,7 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     CountOptions c;
     c.read_set() = o.read_set();
     c.min_count = o.min_count;
-    const CountHooks ch{hooks.log, hooks.info, {}, hooks.progress};
+    const CountHooks ch{hooks.log, hooks.info, hooks.pass, hooks.progress};
     std::vector<uint64_t> hashes;
     r.input = dispatch_kmer_width(o.k, [&]<class W>() {
       const auto keep = [&](std::string_view km, uint64_t) { hashes.push_back(hash_kmer(encode_kmer<W>(km), o.seed)); };
@@ -136,12 +136,14 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     if (!o.expected) {  // size from the data: a sampling pass (cardinality.hpp) gives F0
       EstimateOptions e;
       e.read_set() = o.read_set();
+      if (hooks.pass) hooks.pass("sizing: sampling the k-mers");
       const KmerSpectrumEstimate est = estimate_kmers(e, hooks.progress).spectrum;
       r.sizing = BuildSizing::estimated;
       capacity = static_cast<uint64_t>(std::ceil(est.distinct * (1 + 3 * est.relative_std_error)));
       if (hooks.log) hooks.log("sizing pass: " + std::to_string(std::llround(est.distinct)) + " distinct k-mers");
     }
     BlockedBloom f = fixed(capacity);
+    if (hooks.pass) hooks.pass("filling the filter");
     r.input = fill(f);
     r.keys_inserted = keys_from_bits(f, r.capacity);
     r.keys_estimated = true;
@@ -153,6 +155,7 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     r.sizing = BuildSizing::growing;
     r.capacity = uint64_t{1} << 22;
     ScalableBloom chain(chain_params(r.capacity, o.fpr));
+    if (hooks.pass) hooks.pass("filling the filter");
     r.input = fill(chain);
     r.keys_inserted = chain.keys_inserted();
     filter = std::move(chain);

@@ -33,6 +33,7 @@ struct FilterHooks {
   std::function<void(const std::string&)> log;
   std::function<void(const std::string&)> info;
   PipelineProgress* progress = nullptr;
+  std::function<void(const std::string&)> pass;  // a pass over the input begins (its name)
 };
 
 // --------------------------------------------------------------------- build

@@ -20,6 +20,7 @@ no_raw_bytes() {  # no_raw_bytes WHAT: $T/stderr (of expect_fail) has none
 "$KB" build "$EX" -q --expected 30000 -o "$T/ex.kbf"
 gzip -dc "$EX" > "$T/ex.fq"
 head -400 "$T/ex.fq" > "$T/few.fq"
+cp "$T/few.fq" "$T/few2.fq"  # mate 2: a file of its own (one file as both mates is refused)
 
 # ------------------------------------------------ KFF and filter files on streams
 # try COMMAND...: a command whose output the next check compares; its failure
@@ -170,7 +171,7 @@ for len in 250 255; do
     --stats "$(nm c3)" --no-multiqc --report "$(nm c4)" --plot "$(nm c5)"
   ran "count --format kff" c6 -- "$KB" count "$EX" --format kff -o "$(nm c6)"
   ran "estimate -o --json" e1 e2 -- "$KB" estimate "$EX" -o "$(nm e1)" --json "$(nm e2)"
-  ran "filter -o -O --stats" f1 f2 f3 -- "$KB" filter "$T/few.fq" "$T/few.fq" -C 255 -o "$(nm f1)" -O "$(nm f2)" \
+  ran "filter -o -O --stats" f1 f2 f3 -- "$KB" filter "$T/few.fq" "$T/few2.fq" -C 255 -o "$(nm f1)" -O "$(nm f2)" \
     --stats "$(nm f3)"
   ran "build -o" b1 -- "$KB" build "$EX" --expected 30000 -o "$(nm b1)"
   ran "merge -o" m1 -- "$KB" merge "$(nm b1)" "$T/ex.kbf" -o "$(nm m1)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Progress as a user sees it, under a pseudo-terminal (script, util-linux):
-# every pass of count and filter draws its line (done, total, share, rate)
+# every pass of count, filter, estimate, build and bin draws its line (done, total, share, rate)
 # and the line is cleared at the end; on a pipe, nothing but the log.
 # KMERBLOOM_PROGRESS_MS=20 redraws often enough for passes of a fraction of
 # a second.
@@ -28,6 +28,15 @@ check "filter: the sizing pass shows its progress" grep -Eq '^sizing the sketch:
 check "filter: the filtering pass shows its progress" grep -Eq '^filtering the reads  [0-9.]+ ?[kM]?B/[0-9.]+ MB \([0-9]+%\)' "$T/filter.tty"
 tty_run "$T/weak.tty" "$KB" filter "$T/reads.fq" -o "$T/weak.fq" -t 2 --drop-weak --no-normalize
 check "filter --drop-weak: its count of weak k-mers shows count's passes" grep -Eq '^weak k-mers, pass 2: counting the partitions' "$T/weak.tty"
+tty_run "$T/estimate.tty" "$KB" estimate "$T/reads.fq" -o "$T/e.tsv" -t 2
+check "estimate: its sampling pass shows its progress" grep -Eq '^sampling the k-mers  [0-9.]+ ?[kM]?B/[0-9.]+ MB \([0-9]+%\)' "$T/estimate.tty"
+tty_run "$T/build.tty" "$KB" build "$T/reads.fq" -o "$T/b.kbf" -t 2
+check "build: the sizing and the filling passes show their progress" \
+  bash -c "grep -Eq '^sizing: sampling the k-mers  .*\([0-9]+%\)' '$T/build.tty' && grep -Eq '^filling the filter  .*\([0-9]+%\)' '$T/build.tty'"
+tty_run "$T/buildc.tty" "$KB" build "$T/reads.fq" -c 2 -o "$T/b2.kbf" -t 2
+check "build -c 2: its count shows count's passes" grep -Eq '^pass 2: counting the partitions  .* k-mers counted' "$T/buildc.tty"
+tty_run "$T/bin.tty" "$KB" bin "$T/reads.fq" -o "$T/r.kbin" -t 2
+check "bin: its pass shows its progress" grep -Eq '^reading the input into [0-9]+ bins  .*\([0-9]+%\)' "$T/bin.tty"
 "$KB" count "$T/reads.fq" -o "$T/p.tsv" -t 2 2> "$T/pipe.err"
 check "on a pipe: no progress line" bash -c "! grep -q 'pass 1' '$T/pipe.err'"
 same "the k-mers do not depend on the meter" "$T/c.tsv" "$T/p.tsv"
