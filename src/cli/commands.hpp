@@ -20,5 +20,6 @@ Action setup_merge(CLI::App& sub);
 Action setup_info(CLI::App& sub);
 Action setup_merge_counts(CLI::App& sub);
 Action setup_report(CLI::App& sub);
+Action setup_hetmers(CLI::App& sub);
 
 }  // namespace kmerbloom::cli

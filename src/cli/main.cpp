@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   bind("bin", "Scatter step for a cluster: one chunk of reads into minimizer bins that count takes as input",
        cli::setup_bin);
   bind("report", "HTML report (k-mer spectrum, Bloom filter, memory, time) from count --stats", cli::setup_report);
+  bind("hetmers", "Het-mer pairs of a count file, binned for smudgeplot (ploidy)", cli::setup_hetmers);
 
   try {
     app.parse(argc, argv);

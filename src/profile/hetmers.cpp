@@ -1,0 +1,335 @@
+#include "profile/hetmers.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "count/spool.hpp"
+#include "formats/output.hpp"
+#include "kmer/kmer.hpp"
+
+namespace kmerbloom {
+namespace {
+
+// One oriented k-mer with one base masked. key = mix64(the k-mer with that
+// base set to A): spread evenly, so that partitions are ranges of keys, and
+// invertible (unmix64), so that the k-mer can be told again.
+// meta, from the top bit: position (5 bits, 0 = first base), the masked base
+// (2), the count (10), the oriented k-mer's number (47: 2 x canonical number,
+// + 1 for its reverse complement).
+struct KeyEntry {
+  uint64_t key;
+  uint64_t meta;
+  unsigned pos() const { return static_cast<unsigned>(meta >> 59); }
+  unsigned base() const { return static_cast<unsigned>(meta >> 57) & 3; }
+  uint64_t count() const { return (meta >> 47) & 1023; }
+  uint64_t id() const { return meta & ((uint64_t{1} << 47) - 1); }
+  bool operator<(const KeyEntry& o) const { return key != o.key ? key < o.key : meta < o.meta; }
+};
+static_assert(sizeof(KeyEntry) == 16);
+static_assert(kMaxPairCoverage < 1024, "counts of a pair's k-mers are kept in 10 bits");
+
+constexpr uint64_t kGridBytes = (kMaxPairCoverage + 1) * (kMaxMinorCoverage + 1) * sizeof(uint64_t);
+constexpr uint64_t kThreadFixedBytes = kGridBytes + 2 * (uint64_t{1} << 20);  // grid, k-mer block, pair text
+constexpr uint64_t kFixedBytes = uint64_t{16} << 20;  // the process, output and input buffers
+constexpr uint64_t kMinPartitionEntries = uint64_t{1} << 16;
+constexpr unsigned kMaxPartitions = 1u << 16;
+
+// The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration).
+constexpr uint64_t inverse_odd(uint64_t a) {
+  uint64_t x = a;
+  for (int i = 0; i < 6; ++i) x *= 2 - a * x;
+  return x;
+}
+
+// The inverse of mix64 (kmer/hash.hpp): x ^= x >> 33 is its own inverse.
+constexpr uint64_t unmix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= inverse_odd(0xc4ceb9fe1a85ec53ULL);
+  x ^= x >> 33;
+  x *= inverse_odd(0xff51afd7ed558ccdULL);
+  x ^= x >> 33;
+  return x;
+}
+static_assert(unmix64(mix64(0x123456789abcdefULL)) == 0x123456789abcdefULL);
+
+// How many pairs each oriented k-mer is in: 0, 1 or more, two bits per
+// k-mer. Thread-safe: mark() from any threads at once; several() after them.
+class PairMarks {
+ public:
+  explicit PairMarks(uint64_t ids) : once_((ids + 63) / 64), more_((ids + 63) / 64) {}
+  void mark(uint64_t id) {
+    const uint64_t bit = uint64_t{1} << (id & 63);
+    if (std::atomic_ref<uint64_t>(once_[id >> 6]).fetch_or(bit, std::memory_order_relaxed) & bit)
+      std::atomic_ref<uint64_t>(more_[id >> 6]).fetch_or(bit, std::memory_order_relaxed);
+  }
+  bool several(uint64_t id) const { return (more_[id >> 6] >> (id & 63)) & 1; }
+  uint64_t marked() const { return ones(once_); }
+  uint64_t marked_several() const { return ones(more_); }
+  static uint64_t bytes(uint64_t ids) { return 2 * 8 * ((ids + 63) / 64); }
+
+ private:
+  static uint64_t ones(const std::vector<uint64_t>& v) {
+    uint64_t n = 0;
+    for (const uint64_t w : v) n += static_cast<uint64_t>(__builtin_popcountll(w));
+    return n;
+  }
+  std::vector<uint64_t> once_, more_;
+};
+
+struct Plan {
+  unsigned partitions = 1;
+  uint64_t entries_per_partition = 0;  // reserved: the expected number with a margin
+  uint64_t memory = 0;
+};
+
+uint64_t expected_with_margin(uint64_t entries, unsigned partitions) {
+  const uint64_t mean = entries / partitions + 1;
+  return mean + mean / 8 + 4096;  // a partition's size is binomial: 1/8 is many deviations above the mean
+}
+
+Plan plan_partitions(uint64_t entries, uint64_t ids, const HetmerOptions& o) {
+  const unsigned t = std::max(1u, o.threads);
+  const uint64_t fixed = kFixedBytes + PairMarks::bytes(ids) + t * kThreadFixedBytes;
+  const uint64_t floor_bytes = fixed + t * (kMinPartitionEntries + 4096) * sizeof(KeyEntry);
+  if (o.max_memory < floor_bytes)
+    throw BudgetError("hetmers needs at least " + format_megabytes(floor_bytes) + " for " + format_count(ids / 2) +
+                      " k-mers on " + std::to_string(t) + " threads (-M " + format_megabytes(o.max_memory) +
+                      "): raise -M, or use fewer threads");
+  const uint64_t per_thread = (o.max_memory - fixed) / t / sizeof(KeyEntry);
+  Plan p;
+  p.partitions = t;
+  while (expected_with_margin(entries, p.partitions) > per_thread) {
+    if (p.partitions >= kMaxPartitions)
+      throw BudgetError("hetmers would need more than " + std::to_string(kMaxPartitions) + " partitions in -M " +
+                        format_megabytes(o.max_memory) + ": raise -M");
+    p.partitions += std::max(1u, p.partitions / 8);
+  }
+  p.entries_per_partition = expected_with_margin(entries, p.partitions);
+  p.memory = fixed + t * p.entries_per_partition * sizeof(KeyEntry);
+  return p;
+}
+
+// The search of one run: its k-mers, its plan, its marks; run() does one
+// pass over every partition on the options' threads.
+class Search {
+ public:
+  Search(const CountedKmers& set, const HetmerOptions& o, const Plan& plan, uint64_t ids)
+      : set_(set), o_(o), plan_(plan), marks_(ids), pair_spool_(SpoolOptions{.dir = set.tmp_dir()}) {
+    pair_blocks_.resize(plan.partitions);
+  }
+
+  void run(bool second_pass, HetmerResult& r) {
+    second_ = second_pass;
+    next_ = 0;
+    std::vector<std::thread> workers;
+    std::vector<Tally> tallies(std::max(1u, o_.threads));
+    std::vector<std::exception_ptr> errors(tallies.size());
+    for (size_t t = 0; t < tallies.size(); ++t)
+      workers.emplace_back([&, t] {
+        try {
+          work(tallies[t]);
+        } catch (...) {
+          errors[t] = std::current_exception();
+          next_ = plan_.partitions;  // the others stop at their next partition
+        }
+      });
+    for (auto& w : workers) w.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    for (const Tally& t : tallies) {
+      if (!second_) r.pairs += t.pairs;
+      if (second_) {
+        r.unique_pairs += t.unique;
+        r.unique_pairs_canonical += t.canonical;
+        r.grid.add(t.grid);
+      }
+    }
+    if (!second_) {
+      r.kmers_in_pairs = marks_.marked();
+      r.kmers_in_several = marks_.marked_several();
+    }
+  }
+
+  // The pair lines of every partition, in partition order.
+  void write_pairs(OutputFile& out) {
+    std::string buf;
+    for (auto& blocks : pair_blocks_)
+      for (const Spool::Block& b : blocks) {
+        buf.resize(b.size);
+        pair_spool_.read(b, buf.data());
+        out.write(buf);
+      }
+  }
+
+ private:
+  struct Tally {
+    uint64_t pairs = 0, unique = 0, canonical = 0;
+    SmudgeGrid grid;
+  };
+
+  void work(Tally& tally) {
+    std::vector<KeyEntry> entries;
+    entries.reserve(plan_.entries_per_partition);
+    std::vector<CountedKmer> block;
+    std::string text;
+    for (unsigned p; (p = next_.fetch_add(1)) < plan_.partitions;) {
+      entries.clear();
+      collect(p, block, entries);
+      std::sort(entries.begin(), entries.end());
+      for (size_t i = 0, j; i < entries.size(); i = j) {
+        for (j = i + 1; j < entries.size() && entries[j].key == entries[i].key && entries[j].pos() == entries[i].pos();)
+          ++j;
+        if (j - i > 1) visit_group(&entries[i], j - i, tally, text, p);
+      }
+      flush_text(text, p);
+    }
+  }
+
+  // The keys of partition p: every oriented k-mer, every position.
+  void collect(unsigned p, std::vector<CountedKmer>& block, std::vector<KeyEntry>& out) const {
+    const unsigned k = o_.k;
+    for (size_t b = 0; b < set_.blocks(); ++b) {
+      set_.read_block(b, block);
+      uint64_t id = 2 * b * CountedKmers::kKmersPerBlock;
+      for (const CountedKmer& c : block) {
+        const uint64_t rc = reverse_complement(c.kmer, k);
+        add_keys(c.kmer, id, c.count, p, out);
+        if (rc != c.kmer) add_keys(rc, id + 1, c.count, p, out);
+        id += 2;
+      }
+    }
+  }
+
+  void add_keys(uint64_t kmer, uint64_t id, uint64_t count, unsigned p, std::vector<KeyEntry>& out) const {
+    const unsigned k = o_.k;
+    for (unsigned pos = 0; pos < k; ++pos) {
+      const unsigned shift = 2 * (k - 1 - pos);
+      const uint64_t key = mix64(kmer & ~(uint64_t{3} << shift));
+      if (static_cast<unsigned>((static_cast<u128>(key) * plan_.partitions) >> 64) != p) continue;
+      out.push_back({key, uint64_t{pos} << 59 | ((kmer >> shift) & 3) << 57 | count << 47 | id});
+    }
+  }
+
+  uint64_t kmer_of(const KeyEntry& e) const {
+    return unmix64(e.key) | uint64_t{e.base()} << (2 * (o_.k - 1 - e.pos()));
+  }
+
+  // Members of one group differ only at their masked base: each two are a pair.
+  void visit_group(const KeyEntry* g, size_t n, Tally& tally, std::string& text, unsigned p) {
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = a + 1; b < n; ++b) {
+        const uint64_t ca = g[a].count(), cb = g[b].count();
+        if (ca + cb > kMaxPairCoverage) continue;
+        if (!second_) {
+          ++tally.pairs;
+          marks_.mark(g[a].id());
+          marks_.mark(g[b].id());
+          continue;
+        }
+        if (marks_.several(g[a].id()) || marks_.several(g[b].id())) continue;
+        ++tally.unique;
+        ++tally.grid.at(ca + cb, std::min(ca, cb));
+        if (!is_representative(kmer_of(g[a]), kmer_of(g[b]))) continue;
+        ++tally.canonical;
+        if (o_.pairs) add_line(kmer_of(g[a]), ca, kmer_of(g[b]), cb, text, p);
+      }
+  }
+
+  // A pair {u, v} and its reverse complement {rc u, rc v} are both found:
+  // the one whose (smaller, larger) k-mer comes first stands for both.
+  bool is_representative(uint64_t u, uint64_t v) const {
+    const uint64_t ru = reverse_complement(u, o_.k), rv = reverse_complement(v, o_.k);
+    return std::pair(std::min(u, v), std::max(u, v)) <= std::pair(std::min(ru, rv), std::max(ru, rv));
+  }
+
+  void add_line(uint64_t u, uint64_t cu, uint64_t v, uint64_t cv, std::string& text, unsigned p) {
+    if (std::pair(cv, v) < std::pair(cu, u)) {
+      std::swap(u, v);
+      std::swap(cu, cv);
+    }
+    text += decode_kmer(u, o_.k);
+    text += '\t';
+    text += std::to_string(cu);
+    text += '\t';
+    text += decode_kmer(v, o_.k);
+    text += '\t';
+    text += std::to_string(cv);
+    text += '\n';
+    if (text.size() >= (size_t{1} << 20)) flush_text(text, p);
+  }
+
+  void flush_text(std::string& text, unsigned p) {
+    if (text.empty()) return;
+    Spool::Block b = pair_spool_.put(text.data(), static_cast<uint32_t>(text.size()));
+    {
+      std::lock_guard lock(pair_mu_);
+      pair_blocks_[p].push_back(std::move(b));
+    }
+    text.clear();
+  }
+
+  const CountedKmers& set_;
+  const HetmerOptions& o_;
+  const Plan& plan_;
+  PairMarks marks_;
+  bool second_ = false;
+  std::atomic<unsigned> next_{0};
+  Spool pair_spool_;
+  std::mutex pair_mu_;
+  std::vector<std::vector<Spool::Block>> pair_blocks_;  // by partition, in the order written
+};
+
+}  // namespace
+
+uint64_t hetmer_minimum_memory(uint64_t kmers, unsigned threads) {
+  const unsigned t = std::max(1u, threads);
+  return kFixedBytes + PairMarks::bytes(2 * kmers) + t * kThreadFixedBytes +
+         t * (kMinPartitionEntries + 4096) * sizeof(KeyEntry);
+}
+
+HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& o) {
+  if (o.k == 0 || o.k > kMaxSmallK) throw std::invalid_argument("hetmers takes k from 1 to 31");
+  HetmerResult r;
+  r.kmers = set.size();
+  // Oriented k-mers: palindromes (even k only) are their own reverse complement.
+  std::vector<CountedKmer> block;
+  for (size_t b = 0; b < set.blocks(); ++b) {
+    set.read_block(b, block);
+    for (const CountedKmer& c : block) {
+      if (c.count >= kMaxPairCoverage)
+        throw std::invalid_argument("hetmers: a k-mer of count " + std::to_string(c.count) + " (at most " +
+                                    std::to_string(kMaxPairCoverage - 1) + ")");
+      r.oriented_kmers += reverse_complement(c.kmer, o.k) == c.kmer ? 1 : 2;
+    }
+  }
+  const uint64_t ids = 2 * set.size();
+  const Plan plan = plan_partitions(r.oriented_kmers * o.k, ids, o);
+  r.partitions = plan.partitions;
+  r.memory_planned = plan.memory;
+  Search search(set, o, plan, ids);
+  search.run(false, r);
+  search.run(true, r);
+  if (o.pairs) search.write_pairs(*o.pairs);
+  return r;
+}
+
+void write_smu(const SmudgeGrid& grid, OutputFile& out) {
+  for (uint64_t sum = 0; sum <= kMaxPairCoverage; ++sum)
+    for (uint64_t minor = 0; minor < kMaxMinorCoverage && minor <= sum; ++minor)
+      if (const uint64_t n = grid.at(sum, minor)) {
+        out.put_uint(minor);
+        out.put('\t');
+        out.put_uint(sum - minor);
+        out.put('\t');
+        out.put_uint(n);
+        out.put('\n');
+      }
+}
+
+}  // namespace kmerbloom
