@@ -33,6 +33,7 @@ def canonical(s):
 def random_set(k, n, seed):
     rng = random.Random(seed)
     found = {}
+    n = min(n, 4 ** k // 4)  # there are about 4^k / 2 canonical k-mers
     while len(found) < n:
         if found and rng.random() < 0.6:  # a neighbour of one already chosen
             s = list(rng.choice(sorted(found)))
