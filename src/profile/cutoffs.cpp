@@ -17,7 +17,7 @@ uint64_t smudgeplot_lower_cutoff(const std::vector<uint64_t>& histogram) {
     if (left && right) at = c;
   }
   if (at == 0) return 10;
-  // Python's round(): halves go to the even neighbour; nearbyint does the same.
+  // Python rounds halves to the even neighbour; so does nearbyint.
   const auto rounded = static_cast<uint64_t>(std::nearbyint(1.25 * static_cast<double>(at - 1)));
   return std::max<uint64_t>(10, rounded);
 }
