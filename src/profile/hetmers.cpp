@@ -39,6 +39,7 @@ constexpr uint64_t kThreadFixedBytes = kGridBytes + 2 * (uint64_t{1} << 20);  //
 constexpr uint64_t kFixedBytes = uint64_t{16} << 20;  // the process, output and input buffers
 constexpr uint64_t kMinPartitionEntries = uint64_t{1} << 16;
 constexpr unsigned kMaxPartitions = 1u << 16;
+constexpr size_t kSpoolBlock = size_t{1} << 20;  // bytes of pairs or text a thread holds before spooling them
 
 // The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration).
 constexpr uint64_t inverse_odd(uint64_t a) {
@@ -120,8 +121,9 @@ Plan plan_partitions(uint64_t entries, uint64_t ids, const HetmerOptions& o) {
 class Search {
  public:
   Search(const CountedKmers& set, const HetmerOptions& o, const Plan& plan, uint64_t ids)
-      : set_(set), o_(o), plan_(plan), marks_(ids), pair_spool_(SpoolOptions{.dir = set.tmp_dir()}) {
-    pair_blocks_.resize(plan.partitions);
+      : set_(set), o_(o), plan_(plan), marks_(ids), spool_(SpoolOptions{.dir = set.tmp_dir()}) {
+    candidates_.resize(plan.partitions);
+    lines_.resize(plan.partitions);
   }
 
   void run(bool second_pass, HetmerResult& r) {
@@ -159,10 +161,10 @@ class Search {
   // The pair lines of every partition, in partition order.
   void write_pairs(OutputFile& out) {
     std::string buf;
-    for (auto& blocks : pair_blocks_)
+    for (auto& blocks : lines_)
       for (const Spool::Block& b : blocks) {
         buf.resize(b.size);
-        pair_spool_.read(b, buf.data());
+        spool_.read(b, buf.data());
         out.write(buf);
       }
   }
@@ -174,10 +176,22 @@ class Search {
   };
 
   void work(Tally& tally) {
-    std::vector<KeyEntry> entries;
+    if (second_) {
+      std::vector<KeyEntry> pairs;
+      std::string text;
+      for (unsigned p; (p = next_.fetch_add(1)) < plan_.partitions;) {
+        for (const Spool::Block& b : candidates_[p]) {
+          pairs.resize(b.size / sizeof(KeyEntry));
+          spool_.read(b, pairs.data());
+          for (size_t i = 0; i < pairs.size(); i += 2) bin_pair(pairs[i], pairs[i + 1], tally, text, p);
+        }
+        flush(text, lines_, p);
+      }
+      return;
+    }
+    std::vector<KeyEntry> entries, pairs;
     entries.reserve(plan_.entries_per_partition);
     std::vector<CountedKmer> block;
-    std::string text;
     for (unsigned p; (p = next_.fetch_add(1)) < plan_.partitions;) {
       entries.clear();
       collect(p, block, entries);
@@ -185,9 +199,9 @@ class Search {
       for (size_t i = 0, j; i < entries.size(); i = j) {
         for (j = i + 1; j < entries.size() && entries[j].key == entries[i].key && entries[j].pos() == entries[i].pos();)
           ++j;
-        if (j - i > 1) visit_group(&entries[i], j - i, tally, text, p);
+        if (j - i > 1) mark_group(&entries[i], j - i, tally, pairs, p);
       }
-      flush_text(text, p);
+      flush(pairs, candidates_, p);
     }
   }
 
@@ -220,25 +234,30 @@ class Search {
     return unmix64(e.key) | uint64_t{e.base()} << (2 * (o_.k - 1 - e.pos()));
   }
 
-  // Members of one group differ only at their masked base: each two are a pair.
-  void visit_group(const KeyEntry* g, size_t n, Tally& tally, std::string& text, unsigned p) {
+  // Members of one group differ only at their masked base: each two are a
+  // pair. Pairs within the coverage limit are marked and kept for the second pass.
+  void mark_group(const KeyEntry* g, size_t n, Tally& tally, std::vector<KeyEntry>& pairs, unsigned p) {
     for (size_t a = 0; a < n; ++a)
       for (size_t b = a + 1; b < n; ++b) {
-        const uint64_t ca = g[a].count(), cb = g[b].count();
-        if (ca + cb > kMaxPairCoverage) continue;
-        if (!second_) {
-          ++tally.pairs;
-          marks_.mark(g[a].id());
-          marks_.mark(g[b].id());
-          continue;
-        }
-        if (marks_.several(g[a].id()) || marks_.several(g[b].id())) continue;
-        ++tally.unique;
-        ++tally.grid.at(ca + cb, std::min(ca, cb));
-        if (!is_representative(kmer_of(g[a]), kmer_of(g[b]))) continue;
-        ++tally.canonical;
-        if (o_.pairs) add_line(kmer_of(g[a]), ca, kmer_of(g[b]), cb, text, p);
+        if (g[a].count() + g[b].count() > kMaxPairCoverage) continue;
+        ++tally.pairs;
+        marks_.mark(g[a].id());
+        marks_.mark(g[b].id());
+        pairs.push_back(g[a]);
+        pairs.push_back(g[b]);
+        if (pairs.size() * sizeof(KeyEntry) >= kSpoolBlock) flush(pairs, candidates_, p);
       }
+  }
+
+  // A pair of the first pass, binned when neither k-mer is in another pair.
+  void bin_pair(const KeyEntry& a, const KeyEntry& b, Tally& tally, std::string& text, unsigned p) {
+    if (marks_.several(a.id()) || marks_.several(b.id())) return;
+    const uint64_t ca = a.count(), cb = b.count();
+    ++tally.unique;
+    ++tally.grid.at(ca + cb, std::min(ca, cb));
+    if (!is_representative(kmer_of(a), kmer_of(b))) return;
+    ++tally.canonical;
+    if (o_.pairs) add_line(kmer_of(a), ca, kmer_of(b), cb, text, p);
   }
 
   // A pair {u, v} and its reverse complement {rc u, rc v} are both found:
@@ -261,17 +280,19 @@ class Search {
     text += '\t';
     text += std::to_string(cv);
     text += '\n';
-    if (text.size() >= (size_t{1} << 20)) flush_text(text, p);
+    if (text.size() >= kSpoolBlock) flush(text, lines_, p);
   }
 
-  void flush_text(std::string& text, unsigned p) {
-    if (text.empty()) return;
-    Spool::Block b = pair_spool_.put(text.data(), static_cast<uint32_t>(text.size()));
+  // Moves buf (pairs or text) to the spool, as the next block of partition p.
+  template <class Buffer>
+  void flush(Buffer& buf, std::vector<std::vector<Spool::Block>>& blocks, unsigned p) {
+    if (buf.empty()) return;
+    Spool::Block b = spool_.put(buf.data(), static_cast<uint32_t>(buf.size() * sizeof(buf[0])));
     {
-      std::lock_guard lock(pair_mu_);
-      pair_blocks_[p].push_back(std::move(b));
+      std::lock_guard lock(spool_mu_);
+      blocks[p].push_back(std::move(b));
     }
-    text.clear();
+    buf.clear();
   }
 
   const CountedKmers& set_;
@@ -280,9 +301,10 @@ class Search {
   PairMarks marks_;
   bool second_ = false;
   std::atomic<unsigned> next_{0};
-  Spool pair_spool_;
-  std::mutex pair_mu_;
-  std::vector<std::vector<Spool::Block>> pair_blocks_;  // by partition, in the order written
+  Spool spool_;  // unlinked temporary file: candidate pairs, pair lines
+  std::mutex spool_mu_;
+  std::vector<std::vector<Spool::Block>> candidates_;  // first-pass pairs by partition, in key order
+  std::vector<std::vector<Spool::Block>> lines_;       // --pairs text by partition, in key order
 };
 
 }  // namespace

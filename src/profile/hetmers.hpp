@@ -6,11 +6,12 @@
 // reverse complement: smudgeplot searches a FastK table made symmetric), each
 // oriented k-mer is keyed once per position with that base masked, and k-mers
 // of equal key at equal position pair up. Keys are partitioned by value, so
-// that one partition's keys fit in memory; every partition is read in two
-// passes (first the number of pairs of each oriented k-mer, then the bins of
-// the pairs whose two k-mers are in no other pair). Memory: 4 bits per
-// k-mer of the set plus, per thread, one partition's keys (16 bytes each) and
-// the 4 MB grid. The result does not depend on the number of threads or
+// that one partition's keys fit in memory. A first pass sorts each
+// partition's keys, marks how many pairs each oriented k-mer is in and keeps
+// the pairs in a temporary file; a second pass bins the pairs whose two
+// k-mers are in no other pair. Memory: 4 bits per k-mer of the set plus, per
+// thread, one partition's keys (16 bytes each), the 4 MB grid and 2 MB of
+// buffers. The result does not depend on the number of threads or
 // partitions: bins are sums, and pairs come out in key order.
 //
 // Thread safety: find_hetmers runs its own threads; the inputs are read only.
