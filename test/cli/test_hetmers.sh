@@ -85,6 +85,12 @@ same "... and the same pairs" "$T/d.pairs.tsv" "$T/dm.pairs.tsv"
 "$KB" count "$T/d.fq" -k 21 -t 2 -q -o "$T/d.kff" --format kff
 "$KB" hetmers "$T/d.kff" -o "$T/dk" -t 2 -q
 same "a KFF count file gives the smu of the TSV" "$T/d.smu" "$T/dk.smu"
+if need kmc kmc; then
+  mkdir -p "$T/kmc-tmp"
+  kmc -k21 -ci2 -cs4294967295 -okff -t2 -hp "$T/d.fq" "$T/kmc" "$T/kmc-tmp" > /dev/null
+  "$KB" hetmers "$T/kmc.kff" -o "$T/dkmc" -t 2 -q
+  same "kmc -okff counts give the smu of kmerbloom's counts" "$T/d.smu" "$T/dkmc.smu"
+fi
 gzip -c "$T/d.tsv" > "$T/d.tsv.gz"
 "$KB" hetmers - -o "$T/dz" -q < "$T/d.tsv.gz"
 same "gzip on standard input too" "$T/d.smu" "$T/dz.smu"
