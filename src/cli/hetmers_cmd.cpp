@@ -88,11 +88,13 @@ int run_hetmers(const HetmersArgs& a) {
   const uint64_t budget = parse_memory_size(a.max_memory, "-M/--max-memory");
   CountFileKmers file = read_count_file_kmers(a.input, a.k, kMaxPairCoverage - 1, a.tmp_dir);
   if (file.records == 0) throw InputError(display_name(a.input) + ": no k-mers");
+  spdlog::debug("read {} k-mers of k = {} in {:.1f} s", format_count(file.records), file.k, clock.wall_seconds());
   const HetmerCutoffs cut = choose_cutoffs(a, file.histogram);
   say_cutoffs(cut);
   const std::unique_ptr<CountedKmers> set = select_counts(*file.kept, cut.lower, cut.upper);
   file.kept.reset();
-
+  spdlog::debug("{} k-mers in [{}, {}] at {:.1f} s; search in at most {} on {} threads", format_count(set->size()),
+                cut.lower, cut.upper, clock.wall_seconds(), format_megabytes(budget), a.threads);
   std::unique_ptr<OutputFile> pairs;
   if (a.pairs) pairs = std::make_unique<OutputFile>(a.pairs_path());
   HetmerOptions o;
@@ -102,7 +104,8 @@ int run_hetmers(const HetmersArgs& a) {
   o.pairs = pairs.get();
   const HetmerResult r = find_hetmers(*set, o);
   const SmudgePeak peak = find_smudge_peak(r.grid, cut.lower);
-
+  spdlog::debug("search done at {:.1f} s: {} partitions, {} planned", clock.wall_seconds(), r.partitions,
+                format_megabytes(r.memory_planned));
   OutputFile smu(a.smu_path());
   write_smu(r.grid, smu);
   smu.commit();
