@@ -16,22 +16,23 @@
 namespace kmerbloom {
 namespace {
 
-// One oriented k-mer with one base masked. key = mix64(the k-mer with that
-// base set to A): spread evenly, so that partitions are ranges of keys, and
-// invertible (unmix64), so that the k-mer can be told again.
-// meta, from the top bit: position (5 bits, 0 = first base), the masked base
-// (2), the count (10), the oriented k-mer's number (47: 2 x canonical number,
-// + 1 for its reverse complement).
+// One oriented k-mer with one of its pieces masked. A k-mer is cut into up
+// to three pieces of about k/3 bases; two k-mers at one base from each other
+// agree on two of them, so they share the key of the third, and on no other
+// key. key = mix64(the k-mer with that piece set to A's): spread evenly, so
+// that partitions are ranges of keys. meta, from the top bit: the piece (2
+// bits), unused (5), the count (10), the oriented k-mer's number (47: 2 x
+// canonical number, + 1 for its reverse complement).
 struct KeyEntry {
   uint64_t key;
   uint64_t meta;
-  unsigned pos() const { return static_cast<unsigned>(meta >> 59); }
-  unsigned base() const { return static_cast<unsigned>(meta >> 57) & 3; }
+  uint64_t kmer;
+  unsigned piece() const { return static_cast<unsigned>(meta >> 62); }
   uint64_t count() const { return (meta >> 47) & 1023; }
   uint64_t id() const { return meta & ((uint64_t{1} << 47) - 1); }
   bool operator<(const KeyEntry& o) const { return key != o.key ? key < o.key : meta < o.meta; }
 };
-static_assert(sizeof(KeyEntry) == 16);
+static_assert(sizeof(KeyEntry) == 24);
 static_assert(kMaxPairCoverage < 1024, "counts of a pair's k-mers are kept in 10 bits");
 
 constexpr uint64_t kGridBytes = (kMaxPairCoverage + 1) * (kMaxMinorCoverage + 1) * sizeof(uint64_t);
@@ -39,25 +40,9 @@ constexpr uint64_t kThreadFixedBytes = kGridBytes + 2 * (uint64_t{1} << 20);  //
 constexpr uint64_t kFixedBytes = uint64_t{16} << 20;  // the process, output and input buffers
 constexpr uint64_t kMinPartitionEntries = uint64_t{1} << 16;
 constexpr unsigned kMaxPartitions = 1u << 16;
+// Pieces a k-mer is cut into for its keys: three, fewer for k < 3.
+constexpr unsigned key_pieces(unsigned k) { return k < 3 ? k : 3; }
 constexpr size_t kSpoolBlock = size_t{1} << 20;  // bytes of pairs or text a thread holds before spooling them
-
-// The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration).
-constexpr uint64_t inverse_odd(uint64_t a) {
-  uint64_t x = a;
-  for (int i = 0; i < 6; ++i) x *= 2 - a * x;
-  return x;
-}
-
-// The inverse of mix64 (kmer/hash.hpp): x ^= x >> 33 is its own inverse.
-constexpr uint64_t unmix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= inverse_odd(0xc4ceb9fe1a85ec53ULL);
-  x ^= x >> 33;
-  x *= inverse_odd(0xff51afd7ed558ccdULL);
-  x ^= x >> 33;
-  return x;
-}
-static_assert(unmix64(mix64(0x123456789abcdefULL)) == 0x123456789abcdefULL);
 
 // How many pairs each oriented k-mer is in: 0, 1 or more, two bits per
 // k-mer. Thread-safe: mark() from any threads at once; several() after them.
@@ -124,6 +109,10 @@ class Search {
       : set_(set), o_(o), plan_(plan), marks_(ids), spool_(SpoolOptions{.dir = set.tmp_dir()}) {
     candidates_.resize(plan.partitions);
     lines_.resize(plan.partitions);
+    const unsigned pieces = key_pieces(o.k);
+    for (unsigned j = 0; j < pieces; ++j)
+      for (unsigned pos = j * o.k / pieces; pos < (j + 1) * o.k / pieces; ++pos)
+        piece_mask_[j] |= uint64_t{3} << (2 * (o.k - 1 - pos));
   }
 
   void run(bool second_pass, HetmerResult& r) {
@@ -197,7 +186,8 @@ class Search {
       collect(p, block, entries);
       std::sort(entries.begin(), entries.end());
       for (size_t i = 0, j; i < entries.size(); i = j) {
-        for (j = i + 1; j < entries.size() && entries[j].key == entries[i].key && entries[j].pos() == entries[i].pos();)
+        for (j = i + 1;
+             j < entries.size() && entries[j].key == entries[i].key && entries[j].piece() == entries[i].piece();)
           ++j;
         if (j - i > 1) mark_group(&entries[i], j - i, tally, pairs, p);
       }
@@ -205,7 +195,7 @@ class Search {
     }
   }
 
-  // The keys of partition p: every oriented k-mer, every position.
+  // The keys of partition p: every oriented k-mer, every piece.
   void collect(unsigned p, std::vector<CountedKmer>& block, std::vector<KeyEntry>& out) const {
     const unsigned k = o_.k;
     for (size_t b = 0; b < set_.blocks(); ++b) {
@@ -221,24 +211,21 @@ class Search {
   }
 
   void add_keys(uint64_t kmer, uint64_t id, uint64_t count, unsigned p, std::vector<KeyEntry>& out) const {
-    const unsigned k = o_.k;
-    for (unsigned pos = 0; pos < k; ++pos) {
-      const unsigned shift = 2 * (k - 1 - pos);
-      const uint64_t key = mix64(kmer & ~(uint64_t{3} << shift));
+    for (unsigned j = 0; j < key_pieces(o_.k); ++j) {
+      const uint64_t key = mix64(kmer & ~piece_mask_[j]);
       if (static_cast<unsigned>((static_cast<u128>(key) * plan_.partitions) >> 64) != p) continue;
-      out.push_back({key, uint64_t{pos} << 59 | ((kmer >> shift) & 3) << 57 | count << 47 | id});
+      out.push_back({key, uint64_t{j} << 62 | count << 47 | id, kmer});
     }
   }
 
-  uint64_t kmer_of(const KeyEntry& e) const {
-    return unmix64(e.key) | uint64_t{e.base()} << (2 * (o_.k - 1 - e.pos()));
-  }
-
-  // Members of one group differ only at their masked base: each two are a
-  // pair. Pairs within the coverage limit are marked and kept for the second pass.
+  // Members of one group agree outside one piece: those at one base from each
+  // other are pairs. Pairs within the coverage limit are marked and kept for
+  // the second pass.
   void mark_group(const KeyEntry* g, size_t n, Tally& tally, std::vector<KeyEntry>& pairs, unsigned p) {
     for (size_t a = 0; a < n; ++a)
       for (size_t b = a + 1; b < n; ++b) {
+        const uint64_t diff = g[a].kmer ^ g[b].kmer;
+        if (__builtin_popcountll((diff | diff >> 1) & 0x5555555555555555ULL) != 1) continue;
         if (g[a].count() + g[b].count() > kMaxPairCoverage) continue;
         ++tally.pairs;
         marks_.mark(g[a].id());
@@ -255,9 +242,9 @@ class Search {
     const uint64_t ca = a.count(), cb = b.count();
     ++tally.unique;
     ++tally.grid.at(ca + cb, std::min(ca, cb));
-    if (!is_representative(kmer_of(a), kmer_of(b))) return;
+    if (!is_representative(a.kmer, b.kmer)) return;
     ++tally.canonical;
-    if (o_.pairs) add_line(kmer_of(a), ca, kmer_of(b), cb, text, p);
+    if (o_.pairs) add_line(a.kmer, ca, b.kmer, cb, text, p);
   }
 
   // A pair {u, v} and its reverse complement {rc u, rc v} are both found:
@@ -299,6 +286,7 @@ class Search {
   const HetmerOptions& o_;
   const Plan& plan_;
   PairMarks marks_;
+  uint64_t piece_mask_[3] = {0, 0, 0};  // the bases of each piece
   bool second_ = false;
   std::atomic<unsigned> next_{0};
   Spool spool_;  // unlinked temporary file: candidate pairs, pair lines
@@ -331,7 +319,7 @@ HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& o) {
     }
   }
   const uint64_t ids = 2 * set.size();
-  const Plan plan = plan_partitions(r.oriented_kmers * o.k, ids, o);
+  const Plan plan = plan_partitions(r.oriented_kmers * key_pieces(o.k), ids, o);
   r.partitions = plan.partitions;
   r.memory_planned = plan.memory;
   Search search(set, o, plan, ids);

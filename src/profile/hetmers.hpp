@@ -3,16 +3,17 @@
 // (docs/hetmers.md has the definitions and where smudgeplot states them).
 //
 // The k-mers are taken in both orientations (a canonical k-mer and its
-// reverse complement: smudgeplot searches a FastK table made symmetric), each
-// oriented k-mer is keyed once per position with that base masked, and k-mers
-// of equal key at equal position pair up. Keys are partitioned by value, so
-// that one partition's keys fit in memory. A first pass sorts each
-// partition's keys, marks how many pairs each oriented k-mer is in and keeps
-// the pairs in a temporary file; a second pass bins the pairs whose two
-// k-mers are in no other pair. Memory: 4 bits per k-mer of the set plus, per
-// thread, one partition's keys (16 bytes each), the 4 MB grid and 2 MB of
-// buffers. The result does not depend on the number of threads or
-// partitions: bins are sums, and pairs come out in key order.
+// reverse complement: smudgeplot searches a FastK table made symmetric). Each
+// oriented k-mer is cut into three pieces and keyed three times, each time
+// with one piece masked: two k-mers at one base from each other agree on two
+// pieces, so they meet under exactly one key, where they are compared. Keys
+// are partitioned by value, so that one partition's keys fit in memory. A
+// first pass sorts each partition's keys, marks how many pairs each oriented
+// k-mer is in and keeps the pairs in a temporary file; a second pass bins the
+// pairs whose two k-mers are in no other pair. Memory: 4 bits per k-mer of
+// the set plus, per thread, one partition's keys (24 bytes each), the 4 MB
+// grid and 2 MB of buffers. The result does not depend on the number of
+// threads or partitions: bins are sums, and pairs come out in key order.
 //
 // Thread safety: find_hetmers runs its own threads; the inputs are read only.
 #pragma once

@@ -11,7 +11,7 @@ need python3 python3 || { finish; exit; }
 
 # --- brute force on small sets: odd and even k, palindromes, families --------
 fails=0 runs=0
-for k in 4 5 6 7 9 21 31; do
+for k in 2 3 4 5 6 7 9 21 31; do
   for seed in 1 2; do
     n=$([ "$k" -le 5 ] && echo $((4 ** k / 8)) || echo 600)  # a quarter of the canonical k-mers at most
     python3 "$ORACLE" random "$k" "$n" "$seed" > "$T/r.tsv"
