@@ -103,7 +103,7 @@ int run_hetmers(const HetmersArgs& a) {
   o.max_memory = budget;
   o.pairs = pairs.get();
   const HetmerResult r = find_hetmers(*set, o);
-  const SmudgePeak peak = find_smudge_peak(r.grid, cut.lower);
+  const SmudgePeak peak = find_smudge_peak(r.grid, cut.lower, r.kmers);
   spdlog::debug("search done at {:.1f} s: {} partitions, {} planned", clock.wall_seconds(), r.partitions,
                 format_megabytes(r.memory_planned));
   OutputFile smu(a.smu_path());
@@ -115,12 +115,13 @@ int run_hetmers(const HetmersArgs& a) {
                format_count(r.kmers), format_count(file.records), cut.lower, cut.upper, format_count(r.pairs / 2),
                format_count(r.unique_pairs_canonical), format_count(r.unique_pairs), r.partitions,
                clock.wall_seconds());
+  if (peak.found)
+    spdlog::info("densest smudge: minor share {:.3f} at coverage sum {:.1f}; unique pairs hold {:.2f}% of the k-mers",
+                 peak.minor_share, peak.sum, 100 * peak.pair_kmer_share);
   if (peak.ploidy)
-    spdlog::info("densest smudge: minor share {:.3f} at coverage sum {:.1f}: {} (1n coverage {:.1f})",
-                 peak.minor_share, peak.sum, peak.structure, peak.haploid_coverage);
+    spdlog::info("it suggests {}: ploidy {}, 1n coverage {:.1f}", peak.structure, peak.ploidy, peak.haploid_coverage);
   else
     spdlog::info("no ploidy said: {}", peak.note);
-
   if (!a.stats.empty()) {
     const HetmerRunFacts facts{.k = file.k, .kmers_in_file = file.records, .memory_budget = budget,
                                .threads = a.threads, .smu_path = a.smu_path(), .pairs_path = a.pairs_path()};

@@ -28,7 +28,7 @@ json hetmer_stats_json(const RunInfo& run, const HetmerRunFacts& facts, const He
             {"threads", facts.threads},
             {"smu", facts.smu_path},
             {"pairs_file", facts.pairs_path.empty() ? json() : json(facts.pairs_path)}});
-  json p = {{"found", peak.found}, {"note", peak.note}};
+  json p = {{"found", peak.found}, {"note", peak.note}, {"pair_kmer_share", peak.pair_kmer_share}};
   if (peak.found) {
     p["coverage_sum"] = peak.sum;
     p["minor_share"] = peak.minor_share;

@@ -16,7 +16,8 @@ unsigned sum_bin(uint64_t sum) { return static_cast<unsigned>(std::log(static_ca
 
 }  // namespace
 
-SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t min_pairs) {
+SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t kmers, uint64_t min_pairs,
+                            double min_share) {
   const unsigned sum_bins = sum_bin(kMaxPairCoverage) + 1;
   std::vector<uint64_t> bins(sum_bins * kShareBins, 0);
   uint64_t total = 0;
@@ -27,6 +28,7 @@ SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t min
         total += n;
       }
   SmudgePeak p;
+  p.pair_kmer_share = kmers ? static_cast<double>(total) / static_cast<double>(kmers) : 0.0;
   if (total == 0) {
     p.note = "no unique pairs";
     return p;
@@ -64,6 +66,10 @@ SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t min
     if (std::abs(p.minor_share - 1.0 / q) < std::abs(p.minor_share - 1.0 / nearest)) nearest = q;
   if (total < min_pairs) {
     p.note = "too few unique pairs (" + std::to_string(total) + ", fewer than " + std::to_string(min_pairs) + ")";
+  } else if (p.pair_kmer_share < min_share) {
+    p.note = "the unique pairs hold " + std::to_string(p.pair_kmer_share * 100).substr(0, 4) +
+             "% of the k-mers, below " + std::to_string(min_share * 100).substr(0, 4) +
+             "%: repeats of two copies that differ at a base (paralogs) make such a smudge in any genome";
   } else if (p.sum * p.minor_share < 1.5 * static_cast<double>(lower)) {
     p.note = "the densest smudge lies on the error line (minor count below 1.5 L)";
   } else if (nearest > 4) {

@@ -6,7 +6,9 @@
 // share suggests the structure of the smudge: 1/2 AB (diploid), 1/3 AAB
 // (triploid), 1/4 AAAB (tetraploid); the share is taken as the nearest of
 // 1/2 .. 1/6 and no ploidy is said beyond 1/4, with fewer than min_pairs
-// unique pairs, or when the peak's minor count is within 1.5 L of the
+// unique pairs, when the pairs hold less than min_share of the k-mers
+// searched (a haploid genome's two-copy repeats that differ at a base make a
+// small AB smudge), or when the peak's minor count is within 1.5 L of the
 // error line (minor = L: pairs of a k-mer and one of its errors). This reads
 // the peak, it does not fit smudgeplot's model (docs/hetmers.md). Pure.
 #pragma once
@@ -26,9 +28,14 @@ struct SmudgePeak {
   unsigned ploidy = 0;         // 2, 3 or 4 when the peak says so, else 0
   std::string structure;       // "AB", "AAB", "AAAB" or ""
   double haploid_coverage = 0; // sum / ploidy when ploidy is said
+  double pair_kmer_share = 0;  // k-mers in unique pairs / k-mers searched (both counted canonically)
   std::string note;            // why no ploidy is said, when it is not
 };
 
-SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t min_pairs = 1000);
+// kmers: canonical k-mers searched. A unique pair and its reverse complement
+// are two entries of the grid and hold two canonical k-mers, so the grid's
+// total is the number of canonical k-mers in unique pairs.
+SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t kmers, uint64_t min_pairs = 1000,
+                            double min_share = 0.01);
 
 }  // namespace kmerbloom

@@ -89,23 +89,30 @@ TEST(SmudgePeak, EachStructureIsReadAtItsMinorShare) {
   };
   for (const Case c : {Case{1, 1, 2}, Case{2, 1, 3}, Case{3, 1, 4}})
     for (double haploid : {15.0, 30.0}) {
-      const SmudgePeak p = find_smudge_peak(draw(c.a, c.b, haploid, 50000, 7 + c.a), 8);
+      const SmudgePeak p = find_smudge_peak(draw(c.a, c.b, haploid, 50000, 7 + c.a), 8, 200000);
       EXPECT_EQ(p.ploidy, c.ploidy) << c.a << "A" << c.b << "B at " << haploid << "x: share " << p.minor_share;
       EXPECT_NEAR(p.sum, (c.a + c.b) * haploid, 0.1 * (c.a + c.b) * haploid);
       EXPECT_NEAR(p.haploid_coverage, haploid, 0.1 * haploid);
     }
 }
 
-TEST(SmudgePeak, NoPloidyFromFewPairsOrTheErrorLine) {
-  const SmudgePeak few = find_smudge_peak(draw(1, 1, 20, 500, 3), 8);
+TEST(SmudgePeak, NoPloidyFromFewPairsRarePairsOrTheErrorLine) {
+  const SmudgePeak few = find_smudge_peak(draw(1, 1, 20, 500, 3), 8, 2000);
   EXPECT_TRUE(few.found);
   EXPECT_EQ(few.ploidy, 0u);
   EXPECT_NE(few.note.find("too few"), std::string::npos);
   // A k-mer at 2 x 20 paired with one of its errors just above L = 10.
   SmudgeGrid errors;
   for (uint64_t major = 30; major <= 50; ++major) errors.at(major + 11, 11) += 1000;
-  const SmudgePeak e = find_smudge_peak(errors, 10);
+  const SmudgePeak e = find_smudge_peak(errors, 10, 100000);
   EXPECT_EQ(e.ploidy, 0u);
   EXPECT_NE(e.note.find("error line"), std::string::npos);
-  EXPECT_FALSE(find_smudge_peak(SmudgeGrid{}, 10).found);
+  EXPECT_FALSE(find_smudge_peak(SmudgeGrid{}, 10, 1000).found);
+  // A clear AB smudge of 50,000 pairs among 10 million k-mers: 0.5%, as the
+  // paralogs of a haploid bacterium give.
+  const SmudgeGrid ab = draw(1, 1, 25, 50000, 5);
+  const SmudgePeak rare = find_smudge_peak(ab, 10, 10000000);
+  EXPECT_EQ(rare.ploidy, 0u);
+  EXPECT_NE(rare.note.find("paralogs"), std::string::npos);
+  EXPECT_EQ(find_smudge_peak(ab, 10, 1000000).ploidy, 2u);  // 5%
 }
