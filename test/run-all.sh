@@ -46,3 +46,8 @@ echo "== the Snakemake workflow on a single-node SLURM cluster (test/cluster/tes
 # Installs slurm-wlm, munge, slurmdbd and MariaDB, starts loopback clusters, stops them by pid;
 # prints 'skip: REASON' only where it cannot run (not root, no apt-get).
 bash test/cluster/test_slurm.sh build/kmerbloom
+
+echo "== the container image (Containerfile) built with podman and run (test/container/test_container.sh)" >&2
+# Installs podman, runc and debootstrap; imports a debootstrap Debian 12 as the base
+# image when none is there; prints 'skip: REASON' only where it cannot run (not root).
+bash test/container/test_container.sh build/kmerbloom

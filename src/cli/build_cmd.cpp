@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "common/format.hpp"
 #include "common.hpp"
 #include "kbf/kbf.hpp"
 
@@ -31,10 +32,11 @@ int run_build(BuildArgs& a) {
                  "false-positive rate {:.3g}, target {}",
                  s.keys_inserted, s.capacity, s.estimated_fpr, a.opt.fpr);
   write_filter(a.output, r.filter);
-  spdlog::info("{} reads, {} k-mers, {} distinct in the filter ({} sizing, {} layer(s), {} bytes, estimated "
+  spdlog::info("{} reads, {} k-mers, {}{} distinct k-mers in the filter{} ({} sizing, {}, {} bytes, estimated "
                "false-positive rate {:.3g}) in {:.1f} s",
-               s.input.reads, s.input.kmers, s.keys_inserted, to_string(s.sizing), r.filter.filter.layers(),
-               r.filter.filter.bytes(), s.estimated_fpr, clock.wall_seconds());
+               s.input.reads, s.input.kmers, s.keys_estimated ? "about " : "", s.keys_inserted,
+               s.keys_estimated ? " (estimated from its bits)" : "", to_string(s.sizing),
+               plural(r.filter.filter.layers(), "layer"), r.filter.filter.bytes(), s.estimated_fpr, clock.wall_seconds());
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -136,6 +137,18 @@ void check_outputs_first(const std::vector<NamedPath>& inputs, const std::vector
       throw OutputError((tmp_dir->empty() ? "" : "--tmp-dir ") + std::string(e.what()));
     }
   }
+}
+
+void add_progress_flags(CLI::App& sub, ProgressFlags& flags) {
+  CLI::Option* on =
+      sub.add_flag("--progress", flags.on, "Show the progress line on stderr even when it is not a terminal");
+  sub.add_flag("--no-progress", flags.off, "Never show the progress line")->excludes(on);
+}
+
+void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, const char* what) {
+  if (output.count() > 0 || path != "-" || !::isatty(STDOUT_FILENO)) return;
+  throw std::invalid_argument(std::string("no -o given, and standard output is a terminal: ") + what +
+                              " would scroll past; give -o FILE (or -o - to print them there)");
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

@@ -102,6 +102,18 @@ void add_read_set_options(CLI::App& sub, ReadSetOptions& o, ReadSetArgs& args, c
 // to check when one was given, none otherwise.
 std::optional<std::string> given_tmp_dir(const ReadSetOptions& o);
 
+// Refuses (std::invalid_argument, exit 2) to write `what` to a terminal when
+// -o was not given: millions of lines would scroll past. -o - still prints.
+void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, const char* what);
+
+// --progress and --no-progress, as every subcommand with a progress line
+// declares them; force() is RunProgress's force.
+struct ProgressFlags {
+  bool on = false, off = false;
+  int force() const { return on ? 1 : off ? -1 : 0; }
+};
+void add_progress_flags(CLI::App& sub, ProgressFlags& flags);
+
 // Writes json (pretty) to path atomically.
 void write_json(const std::string& path, const nlohmann::json& j);
 

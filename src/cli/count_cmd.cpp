@@ -1,5 +1,6 @@
 // kmerbloom count: options, outputs (k-mers, histogram, statistics).
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -28,9 +29,10 @@ struct CountArgs {
   bool no_gate = false;
   std::string partition;
   std::string report, plot;
-  bool progress = false, no_progress = false;
+  ProgressFlags progress;
   std::string sample;
   bool no_multiqc = false;
+  CLI::Option* output_option = nullptr;  // to tell whether -o was given
 };
 
 // What a user should know about a run that succeeded: no reads, no k-mers,
@@ -88,6 +90,7 @@ void check_outputs(const CountArgs& a) {
     outs.push_back({label, mqc.spectrum});
   }
   check_outputs_first(named_inputs(a.opt.inputs), outs, a.opt.tmp_dir);
+  refuse_terminal_stdout(*a.output_option, a.output, "the k-mers");
 }
 
 // The options that need more than parsing: the partition, the memory budget,
@@ -95,9 +98,9 @@ void check_outputs(const CountArgs& a) {
 void settle_options(CountArgs& a) {
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
   a.reads.settle(a.opt);
-  if (a.reads.max_memory && a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MB: say what was asked
+  if (a.reads.max_memory && a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MiB: say what was asked
     throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.reads.max_memory +
-                      "): the read buffers alone need about 2 MB plus 9 MB a thread");
+                      "): the read buffers alone need about 2 MiB plus 9 MiB a thread");
   take_bin_shape(a.opt, a.reads.k_option->count() > 0, a.reads.no_canonical_option->count() > 0);
   if (a.no_gate) a.opt.gate = GateMode::none;
 }
@@ -113,11 +116,13 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
   so.last_row_overflow = true;
   so.row1_estimated = r.singletons_estimated;
   const SpectrumAnalysis spectrum = analyze_spectrum(r.histogram, so);
+  if (!spectrum.reliable)
+    for (const std::string& w : spectrum.warnings) spdlog::warn("warning: the k-mer spectrum is not reliable: {}", w);
   const nlohmann::json stats =
       count_stats_json(run_info("count", a.opt.inputs, clock), a.opt, r, spectrum, pass_names, run_warnings(a, r));
   if (!a.stats.empty()) write_json(a.stats, stats);
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
-    MultiqcPaths mqc = multiqc_paths(a.stats, a.histo);
+    MultiqcPaths mqc = multiqc_paths(a.stats, a.histo, a.opt.inputs);
     if (!a.sample.empty()) mqc.sample = a.sample;
     write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
     write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
@@ -133,12 +138,7 @@ int run_count(CountArgs& a) {
   check_outputs(a);
 
   // Progress on stderr: on a terminal unless -q, or as forced.
-  const int force = a.progress ? 1 : a.no_progress ? -1 : 0;
-  const bool quiet = spdlog::default_logger()->level() > spdlog::level::info;
-  ProgressOptions popt;
-  popt.k = a.opt.k;
-  ProgressMeter meter(stderr, progress_wanted(stderr, force) && (force > 0 || !quiet), popt);
-  PipelineProgress progress;
+  RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
   bool meter_running = true;
 
   const auto out = open_count_writer(a.format, a.output,
@@ -146,32 +146,29 @@ int run_count(CountArgs& a) {
                                       .max_count = a.opt.max_count});
   KmerSink sink = [&](std::string_view kmer, uint64_t count) {
     if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
-      meter.stop();
+      progress.stop();
       meter_running = false;
     }
     out->add(kmer, count);
   };
 
   CountHooks hooks;
-  std::vector<std::string> pass_names;
-  const uint64_t input_total = input_bytes_total(a.opt.inputs);
-  hooks.progress = &progress;
-  hooks.log = [&](const std::string& s) { meter.print_above([&] { spdlog::debug("{}", s); }); };
-  hooks.info = [&](const std::string& s) { meter.print_above([&] { spdlog::info("{}", s); }); };
-  hooks.pass = [&](const std::string& s) {
-    pass_names.push_back(s);
-    meter.print_above([&] { spdlog::debug("{}", s); });
-    meter.start_pass(s, &progress, input_total);
-  };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.info = [&](const std::string& s) { progress.info(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const CountResult r = count_kmers(a.opt, sink, hooks);
-  meter.stop();
+  progress.stop();
   for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
-  write_summaries(a, r, clock, pass_names);
+  write_summaries(a, r, clock, progress.pass_names());
   out->finish();
-  spdlog::info("{} reads, {} k-mers, {} distinct, {} reported (count {}..{}) in {:.1f} s", r.input.reads, r.input.kmers,
-               r.distinct, r.solid, a.opt.min_count, a.opt.max_count, clock.wall_seconds());
+  const std::string range = a.opt.max_count == std::numeric_limits<uint32_t>::max()
+                                ? "count >= " + std::to_string(a.opt.min_count)
+                                : "count " + std::to_string(a.opt.min_count) + " to " + std::to_string(a.opt.max_count);
+  spdlog::info("{} reads, {} k-mers, {} distinct, {} reported ({}) in {:.1f} s", r.input.reads, r.input.kmers,
+               r.distinct, r.solid, range, clock.wall_seconds());
   return kExitOk;
 }
 
@@ -187,8 +184,10 @@ Action setup_count(CLI::App& sub) {
        .max_memory = "Memory budget, e.g. 2G or 500M (K, M, G, T: binary units): buffers are planned to fit it, the "
                      "partitions' data beyond it goes to temporary files; too small for the buffers is exit 5",
        .tmp_dir = true});
-  sub.add_option("-o,--output", a->output, "Solid k-mers; - is stdout, a name ending in .gz is gzip-compressed")
-      ->capture_default_str();
+  a->output_option =
+      sub.add_option("-o,--output", a->output,
+                     "Solid k-mers; - is stdout (not a terminal unless given), a name ending in .gz is gzip-compressed")
+          ->capture_default_str();
   sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
       ->check(CLI::IsMember({"tsv", "fasta", "kff"}))
       ->capture_default_str();
@@ -199,15 +198,14 @@ Action setup_count(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
   sub.add_option("--sample", a->sample,
-                 "Sample name in the MultiQC files written beside --stats (default: its file name without .json, .stats; "
-                 "with --histo NAME_jf.hist, NAME_jf as MultiQC's jellyfish module calls it)");
+                 "Sample name in the MultiQC files written beside --stats (default: with --histo NAME_jf.hist, NAME_jf as "
+                 "MultiQC's jellyfish module calls it; else the reads' name, reads.fq.gz: reads, x_R1 x_R2: x; from "
+                 "stdin, the --stats file's name without .json, .stats)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content files beside --stats");
   sub.add_option("--report", a->report,
                  "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot as SVG");
-  CLI::Option* progress_flag =
-      sub.add_flag("--progress", a->progress, "Show the progress line on stderr even when it is not a terminal");
-  sub.add_flag("--no-progress", a->no_progress, "Never show the progress line")->excludes(progress_flag);
+  add_progress_flags(sub, a->progress);
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   sub.add_flag("--one-pass", a->opt.one_pass,
                "Counts are the table count + 1, without settling the first sightings: a few singletons leak as count 2");

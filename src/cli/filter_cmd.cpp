@@ -1,5 +1,7 @@
 // kmerbloom filter: options, output files, statistics. The work is
 // filter_reads (normalize/read_filter.hpp).
+#include <unistd.h>
+
 #include <memory>
 #include <optional>
 
@@ -8,7 +10,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "formats/output.hpp"
+#include "cli/progress.hpp"
 #include "normalize/read_filter.hpp"
+#include "seqio/paths.hpp"
 
 namespace kmerbloom::cli {
 namespace {
@@ -23,7 +27,34 @@ struct FilterArgs {
   bool trim_weak = false;
   ReadSetArgs reads;
   CLI::Option* min_count_option = nullptr;  // to tell whether -c was given
+  CLI::Option* output_option = nullptr;     // and -o
+  bool unpaired = false;
+  ProgressFlags progress;
 };
+
+// Two paths that differ only in one '1' against a '2' (reads_R1.fq.gz and
+// reads_R2.fq.gz): the mates of one library.
+bool mate_names(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  size_t differ = 0, at = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) ++differ, at = i;
+  return differ == 1 && a[at] == '1' && b[at] == '2';
+}
+
+// Mates filtered apart lose each other; one file given as both mates is a typo.
+void check_mates(const FilterArgs& a) {
+  const std::vector<std::string>& in = a.opt.inputs;
+  if (in.size() != 2 || a.opt.interleaved) return;
+  if (!a.output2.empty() && same_file(in[0], in[1]))
+    throw std::invalid_argument(in[0] + " and " + in[1] + " are the same file, given as mate 1 and mate 2 (-O): "
+                                "give the R2 file second");
+  if (a.output2.empty() && !a.unpaired && mate_names(in[0], in[1]))
+    throw std::invalid_argument(in[0] + " and " + in[1] +
+                                " look like the mates of one library, but no -O was given: filtered as single reads, "
+                                "kept reads would lose their mates. Give -O FILE for the kept mates 2 (pairs are kept "
+                                "or dropped together), or --unpaired to filter them as single reads");
+}
 
 int run_filter(FilterArgs& a) {
   RunClock clock;
@@ -46,6 +77,8 @@ int run_filter(FilterArgs& a) {
   std::vector<NamedPath> ins = named_inputs(o.inputs);
   ins.push_back({"--solid", o.solid_path});
   check_outputs_first(ins, {{"-o", a.output}, {"-O", a.output2}, {"--stats", a.stats}}, given_tmp_dir(o));
+  check_mates(a);
+  refuse_terminal_stdout(*a.output_option, a.output, "the kept reads");
 
   OutputFile out1(a.output);
   std::unique_ptr<OutputFile> out2;
@@ -53,10 +86,16 @@ int run_filter(FilterArgs& a) {
   const ReadFilterSink sink = [&](unsigned stream, std::string_view text) {
     (stream == 0 || !out2 ? out1 : *out2).write(text);
   };
+  // Kept reads printed on a terminal (-o -) would break into the line.
+  const bool reads_on_terminal = a.output == "-" && ::isatty(STDOUT_FILENO);
+  RunProgress progress(reads_on_terminal ? -1 : a.progress.force(), o.k, input_bytes_total(o.inputs));
   ReadFilterHooks hooks;
-  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
-  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.info = [&](const std::string& s) { progress.info(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const ReadFilterResult r = filter_reads(o, sink, hooks);
+  progress.stop();
 
   if (!a.stats.empty()) {
     const std::vector<std::string> outputs =
@@ -85,11 +124,14 @@ Action setup_filter(CLI::App& sub) {
            "Upper bound on the abundance sketch and its gate together: 500M, 4G (K, M, G, T: binary units; plain bytes)",
        .max_memory_default = "1G",
        .tmp_dir = true});  // for the first pass of --drop-weak / --trim-weak
-  sub.add_option("-o,--output", a->output,
-                 "Kept reads (mate 1 with -O); - is stdout, a name ending in .gz is gzip-compressed")
-      ->capture_default_str();
+  a->output_option = sub.add_option("-o,--output", a->output,
+                                    "Kept reads (mate 1 with -O); - is stdout (not a terminal unless given), a name "
+                                    "ending in .gz is gzip-compressed")
+                         ->capture_default_str();
   sub.add_option("-O,--output2", a->output2,
                  "Kept mate 2 reads: makes two inputs paired files (read in lockstep), or splits --interleaved input");
+  sub.add_flag("--unpaired", a->unpaired,
+               "Two inputs named like mates (R1, R2) are filtered as single reads, without -O");
   sub.add_flag("--interleaved", a->opt.interleaved, "Input records alternate mate 1, mate 2; pairs kept together");
   sub.add_option("-C,--target-coverage", a->opt.target_coverage,
                  "Digital normalization: keep a read while the median abundance of its k-mers is below this")
@@ -105,6 +147,7 @@ Action setup_filter(CLI::App& sub) {
   sub.add_option("--expected", a->opt.expected_kmers,
                  "K-mers expected to be counted twice or more; sizes the abundance sketch (default: estimated)");
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_filter(*a); };
 }
 

@@ -6,6 +6,30 @@
 
 namespace kmerbloom::cli {
 
+namespace {
+
+// kmc_tools simple's spellings on `kmerbloom sets`; "" for none.
+std::string sets_hint(const std::string& a) {
+  static const std::regex in_min(R"(-ci([0-9]+))"), in_max(R"(-cx([0-9]+))"), mode(R"(-oc(sum|min|max|left|right))");
+  std::smatch m;
+  if (std::regex_match(a, m, in_min))
+    return "hint: " + a + " is KMC's spelling; kmerbloom sets writes --input-min-count " + m[1].str() +
+           " for the inputs, -c " + m[1].str() + " for the result";
+  if (std::regex_match(a, m, in_max))
+    return "hint: " + a + " is KMC's spelling; kmerbloom sets writes --input-max-count " + m[1].str() +
+           " for the inputs, -U " + m[1].str() + " for the result";
+  if (std::regex_match(a, m, mode)) {
+    const std::string v = m[1] == "left" ? "first" : m[1] == "right" ? "last" : m[1].str();
+    return "hint: " + a + " is KMC's spelling; kmerbloom sets writes --counts " + v;
+  }
+  if (a == "kmers_subtract") return "hint: kmc_tools' kmers_subtract is kmerbloom sets diff";
+  if (a == "counters_subtract") return "hint: kmc_tools' counters_subtract is kmerbloom sets subtract";
+  if (a == "simple") return "hint: kmerbloom sets takes the operation first: sets intersect A B -o OUT";
+  return "";
+}
+
+}  // namespace
+
 std::vector<std::string> peer_hints(const std::vector<std::string>& args, const std::string& subcommand) {
   std::vector<std::string> out;
   const bool counting = subcommand == "count" || subcommand == "estimate" || subcommand == "build";
@@ -20,7 +44,9 @@ std::vector<std::string> peer_hints(const std::vector<std::string>& args, const 
     const std::string& a = args[i];
     const std::string next = i + 1 < args.size() ? args[i + 1] : "N";
     std::smatch m;
-    if (std::regex_match(a, m, kmc_min)) {
+    if (const std::string h = subcommand == "sets" ? sets_hint(a) : ""; !h.empty()) {
+      add(h);
+    } else if (std::regex_match(a, m, kmc_min)) {
       add("hint: " + a + " is KMC's spelling; kmerbloom writes -c " + m[1].str() + " (--min-count)");
     } else if (std::regex_match(a, m, kmc_max)) {
       add("hint: " + a + " is KMC's spelling; kmerbloom writes -U " + m[1].str() + " (--max-count)");
@@ -44,11 +70,12 @@ std::string explain_parse_error(const std::string& message, const std::string& s
     for (const auto& s : subcommands) list += (list.empty() ? "" : ", ") + s;
     return "a subcommand is required, one of: " + list + " (kmerbloom count reads.fq.gz -o solid.tsv counts k-mers)";
   }
-  static const std::regex missing(R"((inputs?|stats|filter) is required)");
+  static const std::regex missing(R"((inputs?|stats|filter|operation) is required)");
   std::smatch m;
   if (std::regex_search(message, m, missing)) {
     const std::string what = subcommand == "report"         ? "the statistics file of count --stats"
                              : subcommand == "merge-counts" ? "the files of count (KMER<TAB>COUNT, or histograms)"
+                             : subcommand == "sets" ? "an operation and sorted k-mer count files (TSV or KFF)"
                              : subcommand == "merge" || subcommand == "info" ? "filter files (.kbf, from build)"
                              : subcommand == "query" && m[1].str() == "filter"
                                  ? "a filter file (.kbf, from build) and then the reads to screen"

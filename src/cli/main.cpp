@@ -111,6 +111,10 @@ int main(int argc, char** argv) {
   bind("bin", "Scatter step for a cluster: one chunk of reads into minimizer bins that count takes as input",
        cli::setup_bin);
   bind("report", "HTML report (k-mer spectrum, Bloom filter, memory, time) from count --stats", cli::setup_report);
+  bind("sets", "Union, intersection, difference or subtraction of sorted k-mer count files (streaming)",
+       cli::setup_sets);
+  bind("qv", "Assembly consensus quality (QV) and k-mer completeness against the reads' k-mer counts, as Merqury",
+       cli::setup_qv);
   bind("hetmers", "Het-mer pairs of a count file, binned for smudgeplot (ploidy)", cli::setup_hetmers);
 
   try {

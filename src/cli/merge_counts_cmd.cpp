@@ -11,6 +11,8 @@
 #include "formats/histogram_file.hpp"
 #include "count/merge_counts.hpp"
 #include "kbf/kbf.hpp"
+#include "report/report.hpp"
+#include "report/spectrum.hpp"
 #include "report/stats.hpp"
 
 namespace kmerbloom::cli {
@@ -22,15 +24,39 @@ struct MergeCountsArgs {
   uint64_t min_count = 1;
   bool histo = false;
   bool stats = false;
+  std::string sample;
+  bool no_multiqc = false;
 };
 
 // Statistics of count --partition runs, gathered into those of the whole.
+// The MultiQC files that count writes beside each statistics file
+// (S_mqc.json, S_spectrum_mqc.json) come along with a glob such as
+// part*.json: they are skipped, and said so.
 int gather_stats(const MergeCountsArgs& a, const RunClock& clock) {
   std::vector<nlohmann::json> parts;
-  for (const auto& p : a.inputs) parts.push_back(read_stats_file(p));
-  const nlohmann::json g = gather_count_stats(parts, a.inputs);
+  std::vector<std::string> names;
+  for (const auto& p : a.inputs) {
+    nlohmann::json j = read_stats_file(p);
+    if (j.is_object() && j.contains("plot_type") && j.contains("data")) {
+      spdlog::info("{}: MultiQC custom content, not statistics: skipped", p);
+      continue;
+    }
+    parts.push_back(std::move(j));
+    names.push_back(p);
+  }
+  if (parts.empty()) throw std::invalid_argument("no statistics among the inputs, only MultiQC files");
+  const nlohmann::json g = gather_count_stats(parts, names);
   write_json(a.output, g);
-  spdlog::info("{} statistics gathered, in {:.1f} s", a.inputs.size(), clock.wall_seconds());
+  if (a.output != "-" && !a.no_multiqc) {  // as count --stats writes them, for the whole
+    MultiqcPaths mqc = multiqc_paths(a.output);
+    if (!a.sample.empty()) mqc.sample = a.sample;
+    std::vector<uint64_t> histogram;
+    if (const auto h = g.find("histogram"); h != g.end() && h->contains("rows"))
+      histogram = histogram_from_rows((*h)["rows"]);
+    write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, g));
+    write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, g, histogram));
+  }
+  spdlog::info("{} statistics gathered, in {:.1f} s", parts.size(), clock.wall_seconds());
   return kExitOk;
 }
 
@@ -38,9 +64,17 @@ int run_merge_counts(const MergeCountsArgs& a) {
   RunClock clock;
   if (a.min_count < 1) throw std::invalid_argument("--min-count must be at least 1");
   if (a.histo && a.min_count != 1) throw std::invalid_argument("--min-count does not apply to --histo");
+  if (!a.stats && (!a.sample.empty() || a.no_multiqc))
+    throw std::invalid_argument("--sample and --no-multiqc apply to --stats only");
   if (a.stats && (a.histo || a.min_count != 1))
     throw std::invalid_argument("--stats gathers statistics: --histo and --min-count do not apply");
-  check_outputs_first(named_inputs(a.inputs), {{"-o", a.output}});
+  std::vector<NamedPath> outs{{"-o", a.output}};
+  if (a.stats && a.output != "-" && !a.no_multiqc) {
+    const MultiqcPaths mqc = multiqc_paths(a.output);
+    outs.push_back({"-o (its MultiQC file; --no-multiqc writes none)", mqc.general_stats});
+    outs.push_back({"-o (its MultiQC file; --no-multiqc writes none)", mqc.spectrum});
+  }
+  check_outputs_first(named_inputs(a.inputs), outs);
   if (a.stats) return gather_stats(a, clock);
   if (a.histo) {
     HistogramWriter out(a.output);
@@ -77,7 +111,10 @@ Action setup_merge_counts(CLI::App& sub) {
                "Inputs are histograms (COUNT FREQUENCY, as count --histo or jellyfish histo write): add them row by row");
   sub.add_flag("--stats", a->stats,
                "Inputs are the --stats of count --partition I/N runs: gather them into the statistics of the whole "
-               "(summed numbers, summed histogram and its spectrum), which report reads");
+               "(summed numbers, summed histogram and its spectrum), which report reads; with the MultiQC files "
+               "beside -o, as count --stats writes them");
+  sub.add_option("--sample", a->sample, "With --stats: the sample name in the MultiQC files (default: -o's name)");
+  sub.add_flag("--no-multiqc", a->no_multiqc, "With --stats: write no MultiQC files");
   return [a] { return run_merge_counts(*a); };
 }
 

@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cmath>
 #include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "common/format.hpp"
 
@@ -15,6 +18,41 @@ namespace kmerbloom {
 namespace {
 std::atomic<bool> g_line_open{false};  // see progress_line_open()
 static_assert(std::atomic<bool>::is_always_lock_free);
+
+// Fields joined by two spaces, the highest rank dropped first until the line
+// fits `width`.
+std::string fit(std::vector<std::pair<std::string, int>> fields, size_t width) {
+  auto join = [&] {
+    std::string line;
+    for (const auto& [text, rank] : fields) {
+      if (!line.empty()) line += "  ";
+      line += text;
+    }
+    return line;
+  };
+  std::string line = join();
+  while (line.size() > width && fields.size() > 1) {
+    auto drop = std::max_element(fields.begin(), fields.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    fields.erase(drop);
+    line = join();
+  }
+  if (line.size() > width) line.resize(width);
+  return line;
+}
+
+// "61.2 M/145 M k-mers counted (42%)".
+std::string units_field(const ProgressSnapshot& s) {
+  std::string t = format_quantity(static_cast<double>(s.units_done));
+  if (s.units_total > 0) {
+    char pct[16];
+    const double share = std::min(1.0, static_cast<double>(s.units_done) / static_cast<double>(s.units_total));
+    std::snprintf(pct, sizeof pct, " (%.0f%%)", std::floor(100 * share));
+    return t + "/" + format_quantity(static_cast<double>(s.units_total)) + " " + s.unit + pct;
+  }
+  return t + " " + s.unit;
+}
+
 }  // namespace
 
 bool progress_line_open() noexcept { return g_line_open.load(std::memory_order_relaxed); }
@@ -25,6 +63,16 @@ std::string format_progress(const ProgressSnapshot& s, size_t width) {
   std::vector<std::pair<std::string, int>> fields;
   fields.emplace_back(s.pass, 0);
   const double secs = s.elapsed > 0 ? s.elapsed : 0;
+  if (!s.unit.empty()) {
+    fields.emplace_back(units_field(s), 1);
+    if (secs >= 0.05) fields.emplace_back(format_quantity(static_cast<double>(s.units_done) / secs) + "/s", 5);
+    fields.emplace_back(format_duration(secs) + " elapsed", 4);
+    if (s.units_done > 0 && s.units_done < s.units_total && secs >= 1.0)
+      fields.emplace_back(format_duration(secs * static_cast<double>(s.units_total - s.units_done) /
+                                          static_cast<double>(s.units_done)) + " left",
+                          2);
+    return fit(fields, width);
+  }
   auto as_bytes = [](uint64_t v) { return format_quantity(static_cast<double>(v)) + (v < 1000 ? " B" : "B"); };
   std::string bytes = as_bytes(s.bytes_done);
   if (s.bytes_total > 0) {
@@ -49,23 +97,7 @@ std::string format_progress(const ProgressSnapshot& s, size_t width) {
     const double left = secs * static_cast<double>(s.bytes_total - s.bytes_done) / static_cast<double>(s.bytes_done);
     fields.emplace_back(format_duration(left) + " left", 2);
   }
-  auto join = [&] {
-    std::string line;
-    for (const auto& [text, rank] : fields) {
-      if (!line.empty()) line += "  ";
-      line += text;
-    }
-    return line;
-  };
-  std::string line = join();
-  while (line.size() > width && fields.size() > 1) {
-    auto drop = std::max_element(fields.begin(), fields.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    fields.erase(drop);
-    line = join();
-  }
-  if (line.size() > width) line.resize(width);
-  return line;
+  return fit(fields, width);
 }
 
 bool progress_wanted(FILE* out, int force) {
@@ -135,6 +167,12 @@ ProgressSnapshot ProgressMeter::snapshot_locked() const {
   s.pass = pass_;
   s.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start_).count();
   if (!progress_) return s;
+  if (const char* unit = progress_->unit.load(); unit != nullptr) {
+    s.unit = unit;
+    s.units_done = progress_->units_done.load(std::memory_order_relaxed);
+    s.units_total = progress_->units_total.load(std::memory_order_relaxed);
+    return s;
+  }
   const uint64_t reads = progress_->records.load(), bases = progress_->bases.load();
   s.reads = reads >= reads0_ ? reads - reads0_ : reads;
   s.bases = bases >= bases0_ ? bases - bases0_ : bases;
@@ -177,6 +215,40 @@ void ProgressMeter::clear_locked() {
   std::fflush(out_);
   shown_ = false;
   g_line_open.store(false, std::memory_order_relaxed);
+}
+
+namespace {
+
+// The options of a run's meter: KMERBLOOM_PROGRESS_MS sets the redraw period
+// of a terminal (default 500 ms: slow links want more, the tests less).
+ProgressOptions run_options(unsigned k) {
+  ProgressOptions o;
+  o.k = k;
+  if (const char* ms = std::getenv("KMERBLOOM_PROGRESS_MS"); ms && std::atoi(ms) > 0)
+    o.interval = std::chrono::milliseconds(std::atoi(ms));
+  return o;
+}
+
+}  // namespace
+
+RunProgress::RunProgress(int force, unsigned k, uint64_t input_total)
+    : meter_(stderr,
+             progress_wanted(stderr, force) && (force > 0 || spdlog::default_logger()->level() <= spdlog::level::info),
+             run_options(k)),
+      input_total_(input_total) {}
+
+void RunProgress::pass(const std::string& name) {
+  names_.push_back(name);
+  meter_.print_above([&] { spdlog::debug("{}", name); });
+  meter_.start_pass(name, &counters, input_total_);
+}
+
+void RunProgress::log(const std::string& text) {
+  meter_.print_above([&] { spdlog::debug("{}", text); });
+}
+
+void RunProgress::info(const std::string& text) {
+  meter_.print_above([&] { spdlog::info("{}", text); });
 }
 
 }  // namespace kmerbloom

@@ -4,6 +4,7 @@
 // atomic counters and redraws a single line on the FILE* it was given:
 //
 //   pass 1: reading the input into 256 partitions  48.1 MB/162 MB (29%)  1.21 M reads/s  145 M k-mers/s  0:12 elapsed  0:28 left
+//   pass 2: counting the partitions  61.2 M/145 M k-mers counted (42%)  20.4 M/s  0:03 elapsed  0:04 left
 //
 // On a terminal the line is redrawn in place ("\r", erase to end of line) and
 // cleared by stop(); when forced on elsewhere (a log file) it prints plain
@@ -55,6 +56,10 @@ struct ProgressSnapshot {
   uint64_t bases = 0;
   uint64_t kmers = 0;  // estimated from bases and reads
   double elapsed = 0;  // seconds since the pass started
+  // A pass that reads no input: units_done of units_total `unit` (the
+  // line shows these instead of bytes and reads); unit empty otherwise.
+  std::string unit;
+  uint64_t units_done = 0, units_total = 0;
 };
 
 // The text of the progress line (no control characters), at most `width`
@@ -115,6 +120,28 @@ class ProgressMeter {
   uint64_t total_override_ = 0;
   uint64_t reads0_ = 0, bases0_ = 0, raw_total0_ = 0;
   std::chrono::steady_clock::time_point pass_start_;
+};
+
+// What a subcommand shows while it runs: a meter on stderr when it is a
+// terminal (force > 0: always, < 0: never; -q silences it), the counters its
+// passes update, and the hooks that start each pass and print log lines
+// above the progress line. stop() before writing to a terminal.
+// KMERBLOOM_PROGRESS_MS sets the redraw period (default 500 ms).
+class RunProgress {
+ public:
+  RunProgress(int force, unsigned k, uint64_t input_total);
+  PipelineProgress counters;
+  // Starts the pass on the meter (its name at -v), and keeps its name.
+  void pass(const std::string& name);
+  void log(const std::string& text);   // at -v
+  void info(const std::string& text);  // at the default level
+  void stop() { meter_.stop(); }
+  const std::vector<std::string>& pass_names() const { return names_; }
+
+ private:
+  ProgressMeter meter_;
+  uint64_t input_total_;
+  std::vector<std::string> names_;
 };
 
 }  // namespace kmerbloom

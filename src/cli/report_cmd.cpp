@@ -1,5 +1,6 @@
 // kmerbloom report: the HTML report (and the spectrum plot as SVG) from the
 // --stats JSON of a count run.
+#include <algorithm>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -22,6 +23,24 @@ struct ReportArgs {
   std::string plot;
 };
 
+// A histogram of another run would draw another sample's spectrum under
+// these statistics: the k-mers seen twice or more must agree (row 1 may be
+// estimated, so it is left out).
+void check_same_run(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const ReportArgs& a) {
+  const auto distinct = stats.find("kmers_distinct"), singletons = stats.find("kmers_singleton");
+  if (distinct == stats.end() || singletons == stats.end() || !distinct->is_number_unsigned() ||
+      !singletons->is_number_unsigned())
+    return;
+  const uint64_t repeated = distinct->get<uint64_t>() - std::min(distinct->get<uint64_t>(), singletons->get<uint64_t>());
+  uint64_t rows = 0;
+  for (size_t c = 2; c < histogram.size(); ++c) rows += histogram[c];
+  if (rows != repeated)
+    throw InputError(a.histo + " holds " + std::to_string(rows) + " k-mers seen twice or more, but " +
+                     display_name(a.stats) + " counted " + std::to_string(repeated) +
+                     ": they come from different runs; give the histogram of the same run, or leave --histo out "
+                     "(the statistics hold their own)");
+}
+
 int run_report(ReportArgs a) {
   if (a.output.empty() && a.plot.empty()) a.output = "-";  // like every output of kmerbloom: stdout by default
   check_outputs_first({{"input", a.stats}, {"--histo", a.histo}}, {{"-o", a.output}, {"--plot", a.plot}});
@@ -43,6 +62,7 @@ int run_report(ReportArgs a) {
     throw InputError((a.histo.empty() ? a.stats + ": no histogram (histogram.rows)" : a.histo + ": empty histogram") +
                      "; --plot needs one: give --histo PATH");
   check_count_stats(stats, display_name(a.stats));
+  if (!a.histo.empty()) check_same_run(stats, histogram, a);
   if (!any) spdlog::warn("{}: no histogram (histogram.rows): the report has no spectrum; give --histo PATH", a.stats);
 
   const SpectrumAnalysis s = analyze_stats_spectrum(stats, histogram);  // once, for the page, the plot and the log

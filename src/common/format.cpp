@@ -76,8 +76,12 @@ std::string format_bytes(double v) {
   return buf;
 }
 
+std::string plural(uint64_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
 std::string format_megabytes(uint64_t bytes) {
-  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB";
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
 }
 
 std::string format_bases(double v) {

@@ -17,6 +17,9 @@ inline std::string display_name(const std::string& path) { return path == "-" ? 
 // with "...".
 std::string printable(std::string_view bytes, size_t max = 60);
 
+// "1 thread", "2 threads": n and the word, with an s unless n is 1.
+std::string plural(uint64_t n, std::string_view word);
+
 // "0:42", "12:03", "1:02:03" (seconds, rounded; negative or NaN reads 0).
 std::string format_duration(double seconds);
 // "812", "12.3 k", "4.56 M", "1.20 G" (decimal, 3 significant digits).
@@ -25,7 +28,8 @@ std::string format_quantity(double v);
 std::string format_count(uint64_t v);
 // "50.7 MiB": binary units, for memory and file sizes in bytes.
 std::string format_bytes(double bytes);
-// "3 MB": bytes rounded up to whole MiB, as count's plan and errors give them.
+// "3 MiB": bytes rounded up to whole MiB (the unit of -M 3M), as count's plan
+// and errors give them.
 std::string format_megabytes(uint64_t bytes);
 // "4.93 Mb": sequence length in bases, decimal units.
 std::string format_bases(double bases);

@@ -89,15 +89,22 @@ class Engine {
         " to temporary files");
 
     t0 = Clock::now();
+    uint64_t occurrences = 0;
+    for (const uint64_t n : kmers_) occurrences += n;
     pass("pass 2: counting the partitions");
+    units("k-mers counted", occurrences);
     runs_.resize(plan_.partitions);
     outcomes_.resize(plan_.partitions);
     count_partitions(store, r);
     r.pass_seconds.push_back(seconds_since(t0));
 
     t0 = Clock::now();
+    uint64_t solid = 0;
+    for (const PartitionOutcome& po : outcomes_) solid += po.solid;
     pass("pass 3: merging the partitions' sorted k-mers");
+    units("k-mers merged", solid);
     merge(spool, sink, r);
+    units(nullptr, 0);  // a later pass of the caller reads input again
     r.pass_seconds.push_back(seconds_since(t0));
     r.passes = 1;
     finish(r, spool);
@@ -110,6 +117,17 @@ class Engine {
   }
   void pass(const std::string& s) const {
     if (hooks_.pass) hooks_.pass(s);
+  }
+  // The pass just begun reads no input: its progress is `total` units of
+  // `unit` (nullptr: the passes that follow read input).
+  void units(const char* unit, uint64_t total) const {
+    if (!hooks_.progress) return;
+    hooks_.progress->units_done = 0;
+    hooks_.progress->units_total = total;
+    hooks_.progress->unit = unit;
+  }
+  void units_done(uint64_t n) const {
+    if (hooks_.progress) hooks_.progress->units_done.fetch_add(n, std::memory_order_relaxed);
   }
 
   // Inputs that are bin files (all of them or none): open and check them,
@@ -220,7 +238,9 @@ class Engine {
     }
     solid.clear();
     outcomes_[p] = counter.count(part, size_partition(kmers_[p], distinct_ratio_, table_ratio_), solid);
+    outcomes_[p].solid = solid.size();
     write_run(store.spool(), p, solid);
+    units_done(kmers_[p]);
   }
 
   // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
@@ -294,7 +314,7 @@ class Engine {
       const auto [key, count, p] = heap.top();
       heap.pop();
       decode_kmer_to(key, o_.k, text.data());
-      ++r.solid;
+      if ((++r.solid & 0xffff) == 0) units_done(0x10000);
       sink(text, uint64_t{count} + bonus);
       advance(p);
     }

@@ -18,6 +18,18 @@ struct CountCursor {
   uint64_t count = 0;
   bool done = false;
 
+  // A k-mer is A, C, G and T as count writes them; a histogram row (digits)
+  // is the usual slip: merge-counts takes histograms with --histo.
+  void check_letters(std::string_view text) const {
+    if (text.find_first_not_of("ACGT") == std::string_view::npos) return;
+    std::string quoted = "'";
+    quoted.append(printable(text)).append("'");
+    if (text.find_first_not_of("0123456789") == std::string_view::npos)
+      in->fail(quoted + " is a number, not a k-mer: this looks like a histogram (COUNT FREQUENCY); "
+               "give histograms with --histo");
+    in->fail(quoted + " is not a k-mer of A, C, G and T as count writes them");
+  }
+
   // Reads the next record; the first one read sets k for all files.
   void advance(unsigned& k, uint64_t& lines) {
     KmerCount r;
@@ -25,6 +37,7 @@ struct CountCursor {
       done = true;
       return;
     }
+    check_letters(r.kmer);
     if (k == 0) k = static_cast<unsigned>(r.kmer.size());
     if (r.kmer.size() != k)
       in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the first has " + std::to_string(k));

@@ -28,6 +28,7 @@ namespace kmerbloom::detail {
 struct PartitionOutcome {
   uint64_t kmers = 0;     // occurrences counted (after --partition I/N)
   uint64_t distinct = 0;  // exact when not one pass
+  uint64_t solid = 0;     // reported: min_count <= count <= max_count
   double f0 = 0;          // one pass: distinct k-mers estimated from the filter's fill
   double leaked = 0;      // one pass: expected singletons leaked
   size_t layers = 0;      // of the filter

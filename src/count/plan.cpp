@@ -58,8 +58,8 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   }
   // At least 1 MB of spool memory, for the blocks in flight.
   if (fixed + (1u << 20) > o.max_memory)
-    throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + std::to_string(o.threads) +
-                      " threads alone need " + format_megabytes(fixed + (1u << 20)) + " (reading " +
+    throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + plural(o.threads, "thread") +
+                      " alone need " + format_megabytes(fixed + (1u << 20)) + " (reading " +
                       format_megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
                       format_megabytes(p.write_buffers + p.merge_buffers) + ", counting " + format_megabytes(p.working_bytes) +
                       "); raise -M or use fewer threads (-t)");

@@ -53,9 +53,11 @@ struct KffWriterOptions {
 // writes it and kmc_tools reads it: encoding A,C,G,T; unique; one k-mer per
 // block (max = 1); 'ordered' sections; an index of every section after the
 // last one; a footer 'v' section (first_index, min_count, max_count,
-// counter_size, footer_size). Each section's counts take the fewest bytes that
-// hold its largest count ('v' sections change data_size between sections as
-// needed), and the footer's counter_size is the widest.
+// counter_size, footer_size). Counts take the bytes of max_count (at most 4,
+// KMC's counters) in every section, as kmc_tools reads them; only counts
+// above that (sums of merged counts) widen the sections from the first that
+// holds one (a 'v' section changes data_size), and the footer's counter_size
+// is the widest.
 //
 // The writer does not own `out` and never commits it: the caller commits after
 // finish(), so a failed run leaves no file behind.

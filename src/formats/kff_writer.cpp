@@ -72,7 +72,12 @@ void KffWriter::flush_section() {
   const uint64_t n = counts_.size();
   uint64_t largest = 0;
   for (const uint64_t c : counts_) largest = std::max(largest, c);
-  const unsigned width = std::max(1u, bytes_for(largest));
+  // One width for the whole file, as KMC writes it (kmc_tools 3.2's sorted dump reads every
+  // section with the first one's): the bytes of the largest count the file
+  // may hold (max_count, at most KMC's 32-bit counters); wider only for a
+  // section whose counts need more (sums of merged counts above 2^32).
+  const unsigned file_width = std::max(1u, bytes_for(std::min<uint64_t>(o_.max_count, UINT32_MAX)));
+  const unsigned width = std::max({file_width, bytes_for(largest), scope_width_});
   if (width != scope_width_) {
     write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});
     scope_width_ = width;

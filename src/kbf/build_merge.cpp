@@ -144,6 +144,7 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     BlockedBloom f = fixed(capacity);
     r.input = fill(f);
     r.keys_inserted = keys_from_bits(f, r.capacity);
+    r.keys_estimated = true;
     filter = single_layer(std::move(f), r.capacity, o.fpr);
   } else {
     if (hooks.info)
@@ -200,12 +201,30 @@ ShapeOf shape_of(const LoadedFilter& f) {
   return s;
 }
 
+// The sizing build_filter noted in the file ("expected", "estimated",
+// "counted", "growing"); "" for a file that says none.
+std::string sizing_of(const FilterMeta& m) {
+  static const std::string key = "\"sizing\":\"";
+  const size_t at = m.extra_json.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size(), to = m.extra_json.find('"', from);
+  return to == std::string::npos ? "" : m.extra_json.substr(from, to - from);
+}
+
 void compare(const ShapeOf& a, const std::string& na, const ShapeOf& b, const std::string& nb) {
   const auto differ = [&](const std::string& what, const auto& va, const auto& vb) {
     if (va == vb) return;
     std::ostringstream m;
-    m << std::boolalpha << what << " differs: " << va << " in " << na << ", " << vb << " in " << nb
-      << " (filters merge only if built with the same -k, --no-canonical, --min-count, --expected and --fpr)";
+    m << std::boolalpha << what << " differs: " << va << " in " << na << ", " << vb << " in " << nb;
+    // Sized from its own data, a filter takes the shape of its input: the
+    // same options cannot give the same shape, only the same --expected can.
+    const std::string sa = sizing_of(a.meta), sb = sizing_of(b.meta);
+    const bool own = (!sa.empty() && sa != "expected") || (!sb.empty() && sb != "expected");
+    if (what.starts_with("layer") && own)
+      m << " (" << (sa != "expected" ? na : nb) << " was sized from its own reads (" << (sa != "expected" ? sa : sb)
+        << " sizing): filters merge only if every build is given the same --expected)";
+    else
+      m << " (filters merge only if built with the same -k, --no-canonical, --min-count, --expected and --fpr)";
     throw FilterMismatch(m.str());
   };
   differ("k", a.meta.k, b.meta.k);

@@ -70,6 +70,7 @@ struct BuildStats {
   // Distinct keys inserted: exact for counted solid k-mers and for a growing
   // chain, otherwise estimated from the bits.
   uint64_t keys_inserted = 0;
+  bool keys_estimated = false;    // keys_inserted is the estimate from the bits
   double estimated_fpr = 0;      // compound, from the final fill
   // With sizing == expected: the filter holds more than 102% of the keys it
   // was sized for, so its false-positive rate exceeds the target

@@ -96,8 +96,8 @@ template <class W>
 class Stages {
  public:
   Stages(const ReadFilterOptions& o, GatedSketch* sketch, const CountTable<W>* solid, const ReadFilterSink& sink,
-         ReadFilterResult& r)
-      : o_(o), sketch_(sketch), solid_(solid), sink_(sink), r_(r), shape_(o.k, true),
+         ReadFilterResult& r, PipelineProgress* progress)
+      : o_(o), sketch_(sketch), solid_(solid), sink_(sink), r_(r), progress_(progress), shape_(o.k, true),
         mates_(o.paired() ? 2 : 1), split_(o.paired_files || (o.interleaved && o.split_mates)) {}
 
   void run() {
@@ -138,6 +138,15 @@ class Stages {
   }
 
   // ---- reader ---------------------------------------------------------------
+  // What the reader has read so far, for a progress meter: raw bytes of
+  // the open files (`now`) on top of the files done.
+  void count_read(const RecordBatch& b, uint64_t now) {
+    if (!progress_) return;
+    progress_->raw_bytes = done_bytes_ + now;
+    progress_->records += b.size();
+    progress_->bases += b.bases;
+  }
+
   void read_all() {
     uint64_t serial = 0;
     if (o_.paired_files) {
@@ -160,12 +169,14 @@ class Stages {
 
   bool read_one_file(size_t f, uint64_t& serial) {
     SequenceReader rd(o_.inputs[f]);
+    if (progress_) progress_->raw_total += rd.raw_size();
     for (;;) {
       ChunkPtr c;
       if (!free_.pop(c)) return false;
       c->b.clear();
       if (!rd.next_batch(c->a, o_.batch_bases)) {
         free_.push(std::move(c));
+        done_bytes_ += rd.raw_bytes_read();
         return true;
       }
       check_format(c->a.format, f);
@@ -176,6 +187,7 @@ class Stages {
                            ": interleaved input ends with an unpaired record (an odd number of records)");
         append_record(c->a, spare_, 0);
       }
+      count_read(c->a, rd.raw_bytes_read());
       c->serial = serial++;
       c->file_index = static_cast<uint32_t>(f);
       work_.push(std::move(c));
@@ -185,6 +197,7 @@ class Stages {
   void read_two_files(uint64_t& serial) {
     SequenceReader r1(o_.inputs[0]), r2(o_.inputs[1]);
     const std::string n1 = display_name(o_.inputs[0]), n2 = display_name(o_.inputs[1]);
+    if (progress_) progress_->raw_total += r1.raw_size() + r2.raw_size();
     for (;;) {
       ChunkPtr c;
       if (!free_.pop(c)) return;
@@ -203,6 +216,8 @@ class Stages {
                          std::to_string(r2.records_read()) + " records");
       check_format(c->a.format, 0);
       check_format(c->b.format, 1);
+      count_read(c->a, r1.raw_bytes_read() + r2.raw_bytes_read());
+      if (progress_) progress_->records += c->b.size(), progress_->bases += c->b.bases;
       c->serial = serial++;
       work_.push(std::move(c));
     }
@@ -418,6 +433,8 @@ class Stages {
   const CountTable<W>* solid_;
   const ReadFilterSink& sink_;
   ReadFilterResult& r_;  // fields written by one stage each: reader (format), decider (tallies), writer, workers (times, locked)
+  PipelineProgress* progress_;  // the reader's counts, or null
+  uint64_t done_bytes_ = 0;     // of the files read before the current ones
   KmerShape<W> shape_;
   const size_t mates_;
   const bool split_;
@@ -434,17 +451,17 @@ class Stages {
 
 template <class W>
 void run_filter_stages(const ReadFilterOptions& options, GatedSketch* sketch, const CountTable<W>* solid,
-                       const ReadFilterSink& sink, ReadFilterResult& r) {
-  Stages<W>(options, sketch, solid, sink, r).run();
+                       const ReadFilterSink& sink, ReadFilterResult& r, PipelineProgress* progress) {
+  Stages<W>(options, sketch, solid, sink, r, progress).run();
 }
 
 template void run_filter_stages<uint64_t>(const ReadFilterOptions&, GatedSketch*, const CountTable<uint64_t>*,
-                                          const ReadFilterSink&, ReadFilterResult&);
+                                          const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 template void run_filter_stages<u128>(const ReadFilterOptions&, GatedSketch*, const CountTable<u128>*,
-                                      const ReadFilterSink&, ReadFilterResult&);
+                                      const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 template void run_filter_stages<Words<4>>(const ReadFilterOptions&, GatedSketch*,
-    const CountTable<Words<4>>*, const ReadFilterSink&, ReadFilterResult&);
+    const CountTable<Words<4>>*, const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 template void run_filter_stages<Words<8>>(const ReadFilterOptions&, GatedSketch*,
-    const CountTable<Words<8>>*, const ReadFilterSink&, ReadFilterResult&);
+    const CountTable<Words<8>>*, const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 
 }  // namespace kmerbloom::detail

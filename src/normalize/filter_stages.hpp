@@ -28,18 +28,19 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Runs the stages once over options.inputs. sketch is null when
 // options.normalize is false; solid (the k-mers with their counts, canonical)
 // is null when options.weak is none. Adds what it saw to r. Throws
-// InputError, whatever the sink threw, or std::bad_alloc.
+// InputError, whatever the sink threw, or std::bad_alloc. progress (may be
+// null) counts what the reader has read.
 template <class W>
 void run_filter_stages(const ReadFilterOptions& options, GatedSketch* sketch, const CountTable<W>* solid,
-                       const ReadFilterSink& sink, ReadFilterResult& r);
+                       const ReadFilterSink& sink, ReadFilterResult& r, PipelineProgress* progress = nullptr);
 
 extern template void run_filter_stages<uint64_t>(const ReadFilterOptions&, GatedSketch*, const CountTable<uint64_t>*,
-                                                 const ReadFilterSink&, ReadFilterResult&);
+                                                 const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 extern template void run_filter_stages<u128>(const ReadFilterOptions&, GatedSketch*, const CountTable<u128>*,
-                                             const ReadFilterSink&, ReadFilterResult&);
+                                             const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 extern template void run_filter_stages<Words<4>>(const ReadFilterOptions&, GatedSketch*,
-    const CountTable<Words<4>>*, const ReadFilterSink&, ReadFilterResult&);
+    const CountTable<Words<4>>*, const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 extern template void run_filter_stages<Words<8>>(const ReadFilterOptions&, GatedSketch*,
-    const CountTable<Words<8>>*, const ReadFilterSink&, ReadFilterResult&);
+    const CountTable<Words<8>>*, const ReadFilterSink&, ReadFilterResult&, PipelineProgress*);
 
 }  // namespace kmerbloom::detail

@@ -77,6 +77,8 @@ std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const Rea
     co.one_pass = true;
     CountHooks ch;
     ch.log = hooks.log;
+    ch.progress = hooks.progress;
+    if (hooks.pass) ch.pass = [&](const std::string& name) { hooks.pass("weak k-mers, " + name); };
     const CountResult cr = count_kmers(
         co, [&](std::string_view km, uint64_t c) { table->add(encode_kmer<W>(km), saturate32(c)); }, ch);
     s.expected_leaked = cr.bloom.expected_leaked;
@@ -114,7 +116,8 @@ void sketch_sizing_input(const ReadFilterOptions& o, const ReadFilterHooks& hook
     eo.canonical = true;
     eo.sample_log2 = 18;  // F0 within about 0.2% (one standard error)
     eo.max_row = kSizingRows;
-    const EstimateResult est = estimate_kmers(eo);
+    if (hooks.pass) hooks.pass("sizing the sketch: sampling the k-mers");
+    const EstimateResult est = estimate_kmers(eo, hooks.progress);
     r.pass_seconds.push_back(seconds_since(t0));
     s.estimated_distinct = est.spectrum.distinct;
     s.estimated_singletons = est.spectrum.f.size() > 1 ? est.spectrum.f[1] : 0;
@@ -158,7 +161,8 @@ ReadFilterResult run_filter(const ReadFilterOptions& o, const ReadFilterSink& si
   std::unique_ptr<GatedSketch> sketch;
   if (o.normalize) sketch = make_sketch(o, hooks, r);
   const auto t0 = std::chrono::steady_clock::now();
-  detail::run_filter_stages<W>(o, sketch.get(), solid.get(), sink, r);
+  if (hooks.pass) hooks.pass("filtering the reads");
+  detail::run_filter_stages<W>(o, sketch.get(), solid.get(), sink, r, hooks.progress);
   r.pass_seconds.push_back(seconds_since(t0));
   if (sketch) {
     r.sketch.fill = sketch->sketch().fill();

@@ -135,6 +135,8 @@ using ReadFilterSink = std::function<void(unsigned stream, std::string_view reco
 struct ReadFilterHooks {
   std::function<void(const std::string&)> log;   // details for -v
   std::function<void(const std::string&)> info;  // notes a user should see
+  std::function<void(const std::string&)> pass;  // a pass begins (its name), for a progress meter
+  PipelineProgress* progress = nullptr;          // counters every pass updates as it reads
 };
 
 ReadFilterResult filter_reads(const ReadFilterOptions& options, const ReadFilterSink& sink, const ReadFilterHooks& hooks = {});

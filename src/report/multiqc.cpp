@@ -1,13 +1,51 @@
 // MultiQC custom content for count --stats (see report.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include "report/report.hpp"
 
 namespace kmerbloom {
 
-MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path) {
+namespace {
+
+// A reads file's name without its folder and its extensions: reads.fq.gz -> reads.
+std::string stem_of_reads(const std::string& path) {
+  std::string s = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".bgz", ".bz2", ".xz", ".zst"})
+    if (s.ends_with(ext)) s.resize(s.size() - std::strlen(ext));
+  for (const char* ext : {".fastq", ".fq", ".fasta", ".fa", ".fna", ".kbin", ".txt"})
+    if (s.ends_with(ext)) s.resize(s.size() - std::strlen(ext));
+  return s;
+}
+
+}  // namespace
+
+std::string sample_of_inputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> stems;
+  for (const std::string& in : inputs) {
+    if (in == "-") return "";
+    stems.push_back(stem_of_reads(in));
+  }
+  if (stems.empty()) return "";
+  // The common start of the names, then without a mate or lane mark left
+  // hanging: x_R1/x_R2 -> "x_R" -> "x"; lane_1/lane_2 -> "lane_" -> "lane".
+  std::string common = stems.front();
+  for (const std::string& s : stems) {
+    size_t n = 0;
+    while (n < common.size() && n < s.size() && common[n] == s[n]) ++n;
+    common.resize(n);
+  }
+  if (stems.size() > 1) {
+    if (common.ends_with("R") && common.size() > 1 && std::strchr("_.-", common[common.size() - 2])) common.pop_back();
+    while (!common.empty() && std::strchr("_.-", common.back())) common.pop_back();
+  }
+  return common;
+}
+
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path,
+                           const std::vector<std::string>& inputs) {
   std::string prefix = stats_path;
   if (prefix.size() > 5 && prefix.ends_with(".json")) prefix.resize(prefix.size() - 5);
   MultiqcPaths p;
@@ -17,6 +55,7 @@ MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& his
   for (const char* tail : {".stats", "_stats"})
     if (p.sample.size() > 6 && p.sample.ends_with(tail)) p.sample.resize(p.sample.size() - 6);
   if (p.sample.empty() || p.sample == "-") p.sample = "kmerbloom";
+  if (const std::string reads = sample_of_inputs(inputs); !reads.empty()) p.sample = reads;
   // MultiQC's jellyfish module finds *_jf.hist and drops ".hist" from the name.
   if (const std::string h = std::filesystem::path(histo_path).filename().string();
       h.size() > 8 && h.ends_with("_jf.hist"))
@@ -39,6 +78,7 @@ nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::
       {"genome_size", "Genome size", "genome size estimated from the k-mer spectrum, bases", "{:,.0f}"},
       {"peak_coverage", "k-mer coverage", "coverage at the main peak of the k-mer spectrum", "{:,.1f}"},
       {"error_share", "% error k-mers", "share of distinct k-mers below the error trough", "{:,.1f}"},
+      {"spectrum", "Spectrum", "reliable, or not reliable for a genome size (the statistics say why)", nullptr},
   };
   const nlohmann::json spectrum = stats.value("spectrum", nlohmann::json::object());
   nlohmann::json row = nlohmann::json::object();
@@ -48,11 +88,16 @@ nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::
     row["genome_size"] = spectrum["genome_size"];
     row["peak_coverage"] = spectrum["peak_coverage"];
   }
+  if (spectrum.contains("reliable"))
+    row["spectrum"] = spectrum.value("reliable", false) ? "reliable" : "not reliable";
   if (spectrum.value("error_trough", nlohmann::json()).is_number() && spectrum.contains("error_kmers_distinct_share"))
     row["error_share"] = 100.0 * spectrum["error_kmers_distinct_share"].get<double>();
   nlohmann::json pconfig = nlohmann::json::array();
-  for (const Column& c : columns)
-    pconfig.push_back({{c.key, {{"title", c.title}, {"description", c.description}, {"format", c.format}}}});
+  for (const Column& c : columns) {
+    nlohmann::json col = {{"title", c.title}, {"description", c.description}};
+    if (c.format) col["format"] = c.format;
+    pconfig.push_back({{c.key, col}});
+  }
   return {{"id", "kmerbloom"},
           {"section_name", "kmerbloom"},
           {"description", "k-mer counts and spectrum from kmerbloom count"},

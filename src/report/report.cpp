@@ -428,7 +428,11 @@ void bloom_section(Html& h, const json& st) {
   if (has_num(*b, "target_fpr"))
     h.row("False-positive rate", strf("target %.3g, estimated %.3g (compound over all layers)", num(*b, "target_fpr"),
                                       num(*b, "estimated_fpr")));
-  if (has_num(*b, "bytes")) h.row("Memory", format_bytes(num(*b, "bytes")));
+  const json* parts = field(st, "partitions");
+  const uint64_t partitions = parts && has_num(*parts, "count") ? unum(*parts, "count") : 1;
+  if (has_num(*b, "bytes"))
+    h.row("Memory", format_bytes(num(*b, "bytes")) +
+                        (partitions > 1 ? " at once (each thread's largest partition filter, summed)" : ""));
   if (has_num(*b, "keys_inserted")) h.row("First sightings inserted", format_count(unum(*b, "keys_inserted")));
   if (has_num(*b, "kmers_rejected_by_gate"))
     h.row("Occurrences kept out of the table", format_count(unum(*b, "kmers_rejected_by_gate")));
@@ -437,6 +441,10 @@ void bloom_section(Html& h, const json& st) {
   h.s += "</table>\n";
   const json* layers = field(*b, "layers");
   if (layers && layers->is_array() && !layers->empty()) {
+    if (partitions > 1)
+      h.s += "<p class=\"muted\">Each of the " + format_count(partitions) +
+             " partitions has a filter of its own, counted one after another: capacity, bits and keys are summed "
+             "over them (not memory at once), the estimated false-positive rate is their mean.</p>\n";
     h.s +=
         "<table id=\"layers\"><tr><th>layer</th><th class=\"n\">capacity</th><th class=\"n\">bits</th>"
         "<th class=\"n\">hashes</th><th class=\"n\">keys</th><th>fill</th><th class=\"n\">target FPR</th>"

@@ -88,6 +88,12 @@ void check_output_paths(const std::vector<NamedPath>& inputs, const std::vector<
   }
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (a == "-" || b == "-" || ::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 uint64_t input_bytes_total(const std::vector<std::string>& inputs) {
   uint64_t total = 0;
   for (const auto& path : inputs) {

@@ -18,6 +18,10 @@ namespace kmerbloom {
 // opening it reports the error.
 bool is_stream(const std::string& path);
 
+// True when both paths name one existing regular file (device and inode),
+// however each is spelled.
+bool same_file(const std::string& a, const std::string& b);
+
 // Sum of the sizes of the input files, 0 if any is not a regular file ("-",
 // a pipe): unknown.
 uint64_t input_bytes_total(const std::vector<std::string>& inputs);

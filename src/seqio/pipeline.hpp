@@ -62,6 +62,12 @@ struct PipelineProgress {
   std::atomic<uint64_t> records{0};
   std::atomic<uint64_t> bases{0};
   std::atomic<unsigned> file_index{0};
+  // A pass that reads no input (partitions counted, sorted runs merged)
+  // counts its own work: units_done of units_total, in `unit` (a string
+  // literal such as "k-mers counted"); nullptr while a pass reads input.
+  std::atomic<uint64_t> units_done{0};
+  std::atomic<uint64_t> units_total{0};
+  std::atomic<const char*> unit{nullptr};
 };
 
 // What went in, summed over all worker threads (k-mers: occurrences the

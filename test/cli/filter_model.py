@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An independent model of `kmerbloom filter`'s keep/drop rule, written from
-README.md ("kmerbloom filter"), with exact counts in a dict where the program
+docs/filter.md ("kmerbloom filter"), with exact counts in a dict where the program
 uses a count-min sketch. Prints the 0-based indices of the fragments kept
 (reads, or pairs), one a line, and the trimmed length of each kept read.
 
@@ -82,7 +82,7 @@ def main():
     ap.add_argument("--solid")
     ap.add_argument("--interleaved", action="store_true")
     ap.add_argument("--pair-rule", choices=["either", "both"], default="either",
-                    help="keep a pair when either mate (README) or both mates are below coverage")
+                    help="keep a pair when either mate (docs/filter.md) or both mates are below coverage")
     ap.add_argument("--count-solid", type=int, metavar="N")
     ap.add_argument("inputs", nargs="+")
     a = ap.parse_args()

@@ -79,7 +79,7 @@ expect_fail "one byte changed in a bin" 3 "flip.kbin: bin [0-9]+: checksum misma
   "$KB" count "$T/flip.kbin" -o "$T/x.tsv"
 check "no output left by any of these" test ! -e "$T/x.tsv"
 expect_fail "bin to stdout refused" 2 "named file" -- "$KB" bin "$T/c0.fq" -o -
-expect_fail "bin under a budget its buffers exceed: exit 5, naming bin" 5 "cannot bin in 10 MB" -- \
+expect_fail "bin under a budget its buffers exceed: exit 5, naming bin" 5 "cannot bin in 10 MiB" -- \
   "$KB" bin "$T/c0.fq" -M 10M -o "$T/small.kbin"
 check "... and no bin file left" test ! -e "$T/small.kbin"
 printf '@r1\nACGT\n+\nII\n' > "$T/bad.fq"

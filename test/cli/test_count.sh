@@ -85,7 +85,7 @@ same "partition histograms add up to the whole" "$T/parts.histo" "$T/all.histo"
 expect_fail "--partition 3/3 is a usage error" 2 "partition" -- "$KB" count "$EX" --partition 3/3 -o "$T/x"
 
 # Memory budget: refused up front with exit 5 when it cannot fit, honoured when it can.
-expect_fail "-M 1M cannot fit and says so" 5 "cannot count in 1 MB.*need" -- "$KB" count "$EX" -M 1M -o "$T/x"
+expect_fail "-M 1M cannot fit and says so" 5 "cannot count in 1 MiB.*need" -- "$KB" count "$EX" -M 1M -o "$T/x"
 check "refused budget leaves no output" test ! -e "$T/x"
 "$KB" count "$EX" -M 200M -o "$T/budget.tsv" --stats "$T/budget.json" -q
 same "-M 200M: same k-mers" "$T/budget.tsv" "$T/gate.tsv"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kmerbloom filter's keep/drop decisions against an independent model
-# (filter_model.py, written from README.md with exact counts): single reads,
+# (filter_model.py, written from docs/filter.md with exact counts): single reads,
 # pairs in two files and interleaved (a pair is kept when either mate is below
 # the target coverage, dropped when either mate is weak or short), weak k-mers
 # dropped and trimmed. The reads come from simreads.py: mates from independent

@@ -101,6 +101,16 @@ done
 dump "$T/nc.kff" "$T/dump-nc.txt"
 same "... and of --no-canonical counts" "$T/nc.tsv" "$T/dump-nc.txt"
 check "kmc_tools info reads it" eval "kmc_tools info \"$T/ex.kff\" > \"$T/info.txt\""
+# A count above 255 only in the last section: every section keeps the file's
+# count width (kmc_tools transform dump -s reads them all with the first one's).
+python3 -c '
+import itertools
+kmers = ["".join(p) for p in itertools.product("ACGT", repeat=9)][:140000]
+for i, km in enumerate(kmers):
+    print(f"{km}\t{300 if i == 139999 else 2}")' > "$T/wide.tsv"
+"$KB" sets union "$T/wide.tsv" --no-canonical --format kff -o "$T/wide.kff" -q
+dump "$T/wide.kff" "$T/dump-wide.txt" -s
+same "kmc_tools reads every count of a KFF whose only large count comes in its last section (sorted dump)" "$T/wide.tsv" "$T/dump-wide.txt"
 
 # KMC caps counts at -cs (default 255): lift the cap so that counts are exact.
 kmc -k31 -ci2 -cs4294967295 -okff -t2 -hp "$EX" "$T/kmc31" "$T/kmc-tmp" > /dev/null

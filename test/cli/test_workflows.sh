@@ -16,7 +16,7 @@ KBABS=$KBDIR/$(basename "$KB")
 "$KB" count "$EX" -o "$T/direct.tsv" --histo "$T/direct.hist" --stats "$T/direct.json" -t 2 -q
 "$KB" filter "$EX" -o "$T/direct.kept.fq.gz" -t 2 -q
 mkdir -p "$T/direct-mqc"
-"$KB" count "$EX" -o /dev/null --stats "$T/direct-mqc/ex.stats.json" -t 2 -q  # MultiQC files for sample ex
+"$KB" count "$EX" -o /dev/null --stats "$T/direct-mqc/ex.stats.json" --sample ex -t 2 -q  # MultiQC files for sample ex
 gzip -dc "$T/direct.kept.fq.gz" > "$T/direct.kept.fq"
 # gz_same WHAT FILE.gz PLAIN: FILE.gz exists and decompresses to PLAIN.
 gz_same() {
@@ -103,6 +103,18 @@ assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, 
     "$KB" build "$EX" --expected 40000 -o "$T/direct.kbf" -t 2 -q
     same "per-sample filter file equals a direct build" "$R/ex/ex.kbf" "$T/direct.kbf"
     same "union of one sample's filter is that filter" "$R/all_samples.kbf" "$T/direct.kbf"
+  fi
+
+  # Mates in two files named S_R1, S_R2: filtered as pairs, never apart.
+  R=$T/wf4/results
+  awk 'NR % 8 >= 1 && NR % 8 <= 4' "$T/ex.fq" > "$T/ex_R1.fq"
+  awk 'NR % 8 == 1 { name = $0 } NR % 8 == 5 { print name } NR % 8 >= 6 || NR % 8 == 0' "$T/ex.fq" > "$T/ex_R2.fq"
+  if READS="$T/ex_R1.fq,$T/ex_R2.fq" run_snakemake "$T/wf4" 'filter={"enabled": True}'; then
+    "$KB" filter "$T/ex_R1.fq" "$T/ex_R2.fq" -o "$T/pair1.fq" -O "$T/pair2.fq" -t 2 -q
+    gz_same "paired sample: mates 1 kept as a direct filter -o -O keeps them" "$R/ex/ex_1.kept.fq.gz" "$T/pair1.fq"
+    gz_same "paired sample: mates 2 likewise" "$R/ex/ex_2.kept.fq.gz" "$T/pair2.fq"
+    check "summary.tsv carries the spectrum's verdict" awk -F'\t' 'NR == 1 && $NF != "spectrum" { exit 1 }
+      NR == 2 && $NF !~ /reliable/ { exit 1 }' "$R/summary.tsv"
   fi
 fi
 
@@ -220,10 +232,10 @@ check "--no-multiqc writes none" test ! -e "$M/c_mqc.json" -a ! -e "$M/c_spectru
 solid=$(grep -m1 '"kmers_solid":' "$M/a.stats.json" | tr -dc 0-9)
 if need multiqc; then
   (cd "$M" && multiqc -f . -o out > mqc.out 2>&1) || bad "multiqc failed: $(tail -5 "$M/mqc.out")"
-  check "MultiQC general statistics: sample a with its solid k-mers" \
-    awk -F'\t' -v s="$solid" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /kmers_solid$/) c = i } $1 == "a" && $c == s { f = 1 } END { exit !f }' \
+  check "MultiQC general statistics: sample example (named after example.fq.gz) with its solid k-mers" \
+    awk -F'\t' -v s="$solid" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /kmers_solid$/) c = i } $1 == "example" && $c == s { f = 1 } END { exit !f }' \
     "$M/out/multiqc_data/multiqc_general_stats.txt"
-  check "MultiQC general statistics: sample b (name from b_stats.json)" grep -q '^b'$'\t' "$M/out/multiqc_data/multiqc_general_stats.txt"
+  check "MultiQC general statistics: sample b (read from stdin: named from b_stats.json)" grep -q '^b'$'\t' "$M/out/multiqc_data/multiqc_general_stats.txt"
   check "MultiQC spectrum line plot: both samples" grep -q "kmerbloom_spectrum: Found 2 samples" "$M/mqc.out"
 fi
 finish

@@ -12,9 +12,11 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "cli/progress.hpp"
+#include "count/counter.hpp"
 #include "seqio/paths.hpp"
 #include "report/report.hpp"
 #include "strings.hpp"
@@ -294,6 +296,80 @@ TEST(Progress, PlainLinesWhenForcedOnAPipe) {
   ASSERT_NE(last, std::string::npos) << out;
   EXPECT_NE(out.find("0 B/10.0 kB (0%)", last), std::string::npos) << out.substr(last);
   EXPECT_EQ(out.back(), '\n');
+}
+
+// Passes that read no input (partitions counted, runs merged) show their own
+// work, its share and the time left, not "0 B/328 MB (0%)".
+TEST(Progress, PassesWithoutInputShowTheirUnits) {
+  ProgressSnapshot s;
+  s.pass = "pass 2: counting the partitions";
+  s.unit = "k-mers counted";
+  s.units_done = 61'200'000;
+  s.units_total = 145'000'000;
+  s.elapsed = 3;
+  const std::string line = format_progress(s);
+  for (const char* part : {"61.2 M/145 M k-mers counted (42%)", "20.4 M/s", "0:03 elapsed", "0:04 left"})
+    EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
+  EXPECT_EQ(line.find("B/"), std::string::npos) << line;
+
+  PipelineProgress p;
+  ProgressOptions opt;
+  opt.line_interval = std::chrono::milliseconds(20);
+  opt.style = ProgressStyle::lines;
+  const std::string out = capture(opt, true, [&](ProgressMeter& m, FILE*) {
+    p.unit = "k-mers merged";
+    p.units_total = 1000;
+    p.units_done = 250;
+    m.start_pass("pass 3: merging", &p, 328'000'000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  });
+  EXPECT_NE(out.find("pass 3: merging  250/1.00 k k-mers merged (25%)"), std::string::npos) << out;
+}
+
+// count_kmers tells the meter each pass's work: the k-mer occurrences of
+// pass 2 (all counted by its end) and the solid k-mers of pass 3.
+TEST(Progress, CountPassesReportTheirUnits) {
+  const std::string dir = testing::TempDir() + "/kb_progress_units";
+  std::filesystem::create_directories(dir);
+  const std::string fa = dir + "/reads.fa";
+  {
+    std::ofstream out(fa);
+    uint64_t x = 7;
+    std::string genome;
+    for (int i = 0; i < 20000; ++i) genome += "ACGT"[(x = x * 6364136223846793005ull + 1442695040888963407ull) >> 62];
+    for (int r = 0; r < 400; ++r) out << ">r" << r << "\n" << genome.substr(static_cast<size_t>(r * 47 % 19800), 150) << "\n";
+  }
+  CountOptions o;
+  o.inputs = {fa};
+  o.k = 21;
+  o.threads = 2;
+  PipelineProgress p;
+  CountHooks hooks;
+  hooks.progress = &p;
+  std::vector<std::tuple<std::string, std::string, uint64_t, uint64_t>> seen;  // pass, unit, done, total as it begins
+  hooks.pass = [&](const std::string& name) {
+    const char* u = p.unit.load();
+    seen.emplace_back(name, u ? u : "", p.units_done.load(), p.units_total.load());
+  };
+  std::string merging_unit;
+  uint64_t merging_total = 0;
+  const CountResult r = count_kmers(
+      o,
+      [&](std::string_view, uint64_t) {
+        if (const char* u = p.unit.load(); u && merging_unit.empty()) merging_unit = u, merging_total = p.units_total;
+      },
+      hooks);
+  ASSERT_EQ(seen.size(), 3u);
+  // Each pass hook sees the units of the pass before it (set just after).
+  EXPECT_EQ(std::get<1>(seen[1]), "") << "pass 1 reads input";
+  EXPECT_EQ(std::get<1>(seen[2]), "k-mers counted");
+  EXPECT_EQ(std::get<2>(seen[2]), r.input.kmers) << "pass 2 counted every occurrence";
+  EXPECT_EQ(std::get<3>(seen[2]), r.input.kmers);
+  EXPECT_EQ(merging_unit, "k-mers merged");
+  EXPECT_EQ(merging_total, r.solid);
+  EXPECT_GT(r.solid, 0u);
+  EXPECT_EQ(p.unit.load(), nullptr) << "the next pass of a caller reads input";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Progress, SilentWhenDisabledOrShort) {

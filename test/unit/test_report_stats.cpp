@@ -101,6 +101,13 @@ TEST(ReportStats, OneMultiqcNameWithAJellyfishHistogram) {
   // MultiQC's jellyfish module names out/ex_jf.hist "ex_jf": the custom content follows.
   const MultiqcPaths p = multiqc_paths("out/ex.json", "out/ex_jf.hist");
   EXPECT_EQ(p.sample, "ex_jf");
+  // Named after the reads unless they are stdin; the _jf histogram still wins.
+  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"/data/sampleA.fastq.gz"}).sample, "sampleA");
+  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"x_R1.fq.gz", "x_R2.fq.gz"}).sample, "x");
+  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"lane_1.fq", "lane_2.fq"}).sample, "lane");
+  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"-"}).sample, "stats");
+  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"abc.fq", "xyz.fq"}).sample, "stats");
+  EXPECT_EQ(multiqc_paths("out/stats.json", "out/ex_jf.hist", {"reads.fq"}).sample, "ex_jf");
   EXPECT_EQ(p.general_stats, "out/ex_mqc.json");
 }
 

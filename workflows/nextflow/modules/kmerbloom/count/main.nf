@@ -6,8 +6,11 @@ process KMERBLOOM_COUNT {
     label 'process_medium'
 
     // kmerbloom is not yet on Bioconda nor in a BioContainer: environment.yml
-    // names the package it will have; until then put kmerbloom on PATH.
+    // names the package it will have. The image: `podman build -t
+    // kmerbloom:0.1.0 .` (or docker build) in the kmerbloom sources, the
+    // Containerfile there; without a container engine, kmerbloom on PATH.
     conda "${moduleDir}/environment.yml"
+    container 'kmerbloom:0.1.0'
 
     input:
     tuple val(meta), path(reads)

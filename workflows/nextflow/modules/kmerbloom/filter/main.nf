@@ -6,8 +6,10 @@ process KMERBLOOM_FILTER {
     tag "$meta.id"
     label 'process_medium'
 
-    // kmerbloom is not yet on Bioconda nor in a BioContainer: see environment.yml.
+    // kmerbloom is not yet on Bioconda nor in a BioContainer: see environment.yml,
+    // and the image of the Containerfile (as the count module says).
     conda "${moduleDir}/environment.yml"
+    container 'kmerbloom:0.1.0'
 
     input:
     tuple val(meta), path(reads)

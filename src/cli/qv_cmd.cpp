@@ -1,0 +1,141 @@
+// kmerbloom qv: an assembly's QV, per-sequence QV, k-mer completeness and
+// spectra-cn table against the k-mer counts of its reads, in Merqury's files.
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "profile/assembly_qv.hpp"
+#include "profile/qv_files.hpp"
+#include "report/report.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct QvArgs {
+  QvOptions opt;
+  std::string prefix;
+  std::optional<std::string> max_memory;
+  std::string stats, sample;
+  bool no_per_sequence = false, no_multiqc = false;
+};
+
+// What a user should know about a run that succeeded: shown on stderr and kept in --stats.
+std::vector<std::string> qv_warnings(const QvArgs& a, const QvResult& r) {
+  std::vector<std::string> w;
+  if (r.read_min_count > 1)
+    w.push_back("the read counts in " + a.opt.read_counts + " start at count " + std::to_string(r.read_min_count) +
+                ": they were counted with a minimum, so read k-mers seen fewer times are absent; assembly k-mers "
+                "among them count as errors (the QV is a lower bound) and the solid threshold comes from a cut "
+                "histogram; count the reads with -c 1 for Merqury's numbers");
+  if (!r.threshold_given && r.solid_threshold == 0)
+    w.push_back("the read histogram has no valley: every read k-mer is taken as solid; give --solid-threshold");
+  return w;
+}
+
+nlohmann::json multiqc_qv(const std::string& sample, const nlohmann::json& figures) {
+  nlohmann::json row = nlohmann::json::object();
+  for (const char* key : {"qv", "error_rate", "completeness_percent"})
+    if (figures[key].is_number()) row[key] = figures[key];
+  const nlohmann::json pconfig = nlohmann::json::array(
+      {{{"qv", {{"title", "QV"}, {"description", "consensus quality from read k-mers (Merqury's QV)"},
+                {"format", "{:,.1f}"}}}},
+       {{"error_rate", {{"title", "Error rate"}, {"description", "base error rate implied by the QV"},
+                        {"format", "{:.2e}"}}}},
+       {{"completeness_percent", {{"title", "% k-mer completeness"},
+                                  {"description", "share of the reads' solid k-mers found in the assembly"},
+                                  {"format", "{:,.2f}"}}}}});
+  return {{"id", "kmerbloom_qv"},
+          {"section_name", "kmerbloom qv"},
+          {"description", "assembly QV and k-mer completeness from kmerbloom qv"},
+          {"plot_type", "generalstats"},
+          {"pconfig", pconfig},
+          {"data", {{sample, row}}}};
+}
+
+int run_qv(QvArgs& a) {
+  RunClock clock;
+  if (a.max_memory) a.opt.max_memory = parse_memory_size(*a.max_memory, "-M/--max-memory");
+  a.opt.per_sequence = !a.no_per_sequence;
+  a.opt.validate();
+  const std::string name = assembly_name(a.opt.assembly);
+  std::vector<NamedPath> outs;
+  for (const std::string& p : qv_file_paths(a.prefix, name, a.opt.per_sequence)) outs.push_back({"-o", p});
+  outs.push_back({"--stats", a.stats});
+  std::optional<MultiqcPaths> mqc;
+  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+    mqc = multiqc_paths(a.stats);
+    if (!a.sample.empty()) mqc->sample = a.sample;
+    outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)", mqc->general_stats});
+  }
+  check_outputs_first({{"assembly", a.opt.assembly}, {"--reads", a.opt.read_counts}}, outs, a.opt.tmp_dir);
+
+  QvHooks hooks;
+  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
+  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  const QvResult r = assess_assembly(a.opt, hooks);
+  const std::vector<std::string> warnings = qv_warnings(a, r);
+  for (const std::string& w : warnings) spdlog::warn("warning: {}", w);
+  spdlog::info("solid read k-mers: count > {} ({}): {} of {} distinct", r.solid_threshold,
+               r.threshold_given ? "--solid-threshold" : "first valley of the read histogram, as Merqury picks it",
+               r.solid_distinct, r.read_distinct);
+
+  write_qv_files(r, a.prefix, name);
+  const nlohmann::json figures = qv_figures_json(r, name);
+  if (!a.stats.empty()) {
+    const RunInfo run = run_info("qv", {a.opt.assembly, a.opt.read_counts}, clock);
+    nlohmann::json j = {{"tool", "kmerbloom"},       {"version", KMERBLOOM_VERSION}, {"command", run.command},
+                        {"command_line", run.command_line}, {"inputs", run.inputs}};
+    j.update(figures);
+    j["warnings"] = warnings;
+    j["wall_seconds"] = run.wall_seconds;
+    j["cpu_seconds"] = run.cpu_seconds;
+    j["peak_memory_bytes"] = run.peak_memory_bytes;
+    write_json(a.stats, j);
+    if (mqc) write_json(mqc->general_stats, multiqc_qv(mqc->sample, figures));
+  }
+  const double qv = phred_qv(kmer_error_rate(r.missing, r.asm_kmers, r.k));
+  spdlog::info("{}: QV {} ({} of {} {}-mers missing from the reads), completeness {}% ({} of {} solid), in {:.1f} s",
+               name, awk_number(qv), r.missing, r.asm_kmers, r.k,
+               r.solid_distinct ? awk_number(100.0 * static_cast<double>(r.solid_in_asm) /
+                                             static_cast<double>(r.solid_distinct))
+                                : "na",
+               r.solid_in_asm, r.solid_distinct, clock.wall_seconds());
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_qv(CLI::App& sub) {
+  auto a = std::make_shared<QvArgs>();
+  a->opt.threads = default_threads();
+  sub.footer(
+      "Writes PREFIX.qv, PREFIX.NAME.qv (per sequence), PREFIX.completeness.stats, PREFIX.NAME.spectra-cn.hist and "
+      "PREFIX.NAME.only.hist as Merqury's spectra-cn.sh does; NAME is the assembly's file name without .fa/.fasta "
+      "and .gz. k is the read counts' k. Definitions: docs/qv.md.");
+  sub.add_option("assembly", a->opt.assembly, "Assembly FASTA (or FASTQ), plain or gzip; read twice, so not stdin")
+      ->required();
+  sub.add_option("-r,--reads", a->opt.read_counts,
+                 "K-mer counts of the reads, sorted, every k-mer (count -c 1 or merge-counts; TSV or KFF, kmc -okff)")
+      ->required();
+  sub.add_option("-o,--output", a->prefix, "Prefix of the output files")->required();
+  sub.add_option("-k,--kmer-size", a->opt.k, "Check that the read counts have this k (default: take theirs)");
+  sub.add_option("-t,--threads", a->opt.threads, "Worker threads (default: all cores)")->capture_default_str();
+  sub.add_option("-M,--max-memory", a->max_memory,
+                 "Memory budget, e.g. 2G or 500M: the assembly's count spills beyond it, and the per-sequence QV may "
+                 "keep missing k-mers in a quarter of it, the count gets the rest (exit 5 when either needs more)");
+  sub.add_option("--tmp-dir", a->opt.tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");
+  sub.add_option("--solid-threshold", a->opt.solid_threshold,
+                 "Read k-mers seen more than this many times are solid (default: the first valley of the read "
+                 "histogram, as Merqury chooses it)");
+  sub.add_flag("--no-per-sequence", a->no_per_sequence,
+               "Skip the per-sequence QV (PREFIX.NAME.qv) and its second read of the assembly");
+  sub.add_option("--stats", a->stats, "Write the figures and run statistics as JSON");
+  sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats");
+  sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
+  return [a] { return run_qv(*a); };
+}
+
+}  // namespace kmerbloom::cli

@@ -1,0 +1,141 @@
+// kmerbloom sets: union, intersection, difference and counter subtraction of
+// sorted k-mer count files, as one streaming merge (profile/set_ops.hpp).
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "formats/count_writer.hpp"
+#include "formats/histogram_file.hpp"
+#include "profile/set_ops.hpp"
+#include "profile/set_stats.hpp"
+#include "report/report.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct SetsArgs {
+  std::string op;
+  std::vector<std::string> inputs;
+  std::string output = "-";
+  std::string format = "tsv";
+  std::string counts = "auto";
+  std::string histo, stats, sample;
+  bool no_multiqc = false, no_canonical = false;
+  SetOpOptions opt;
+};
+
+// Every output with the option that names it, the MultiQC file beside --stats included.
+std::vector<NamedPath> outputs_of(const SetsArgs& a) {
+  std::vector<NamedPath> outs{{"-o", a.output}, {"--histo", a.histo}, {"--stats", a.stats}};
+  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc)
+    outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)", multiqc_paths(a.stats).general_stats});
+  return outs;
+}
+
+void write_summaries(const SetsArgs& a, const SetOpResult& r, const RunClock& clock) {
+  if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
+  if (a.stats.empty()) return;
+  const nlohmann::json stats = set_stats_json(run_info("sets", a.inputs, clock), a.opt, r, a.output);
+  write_json(a.stats, stats);
+  if (a.stats != "-" && !a.no_multiqc) {
+    MultiqcPaths mqc = multiqc_paths(a.stats);
+    if (!a.sample.empty()) mqc.sample = a.sample;
+    write_json(mqc.general_stats, set_multiqc_general_stats(mqc.sample, stats));
+  }
+}
+
+// KMC users type -okff or -ocsum, which the parser reads as -o kff, -o csum.
+void refuse_kmc_output_spelling(const std::string& output) {
+  for (const char* v : {"kff", "kmc", "csum", "cmin", "cmax", "cleft", "cright"})
+    if (output == v)
+      throw std::invalid_argument(
+          "-o " + output + ": KMC's -o" + output + "? kmerbloom sets writes " +
+          (output == "cleft"    ? std::string("--counts first")
+           : output == "cright" ? std::string("--counts last")
+           : output[0] == 'c'   ? "--counts " + output.substr(1)
+                                : std::string("--format kff")) +
+          " (a file named " + output + " is written with -o ./" + output + ")");
+}
+
+int run_sets(SetsArgs& a) {
+  RunClock clock;
+  refuse_kmc_output_spelling(a.output);
+  a.opt.op = parse_set_op(a.op);
+  a.opt.counts = parse_count_mode(a.counts);
+  a.opt.validate(a.inputs.size());
+  check_outputs_first(named_inputs(a.inputs), outputs_of(a));
+  SetOperation op(a.inputs, a.opt);
+  const auto out = open_count_writer(a.format, a.output,
+                                     {.k = op.k() ? op.k() : 31,
+                                      .canonical = !a.no_canonical,
+                                      .min_count = a.opt.presence ? 1 : a.opt.min_count,
+                                      .max_count = a.opt.presence ? 1 : a.opt.max_count});
+  const SetOpResult r = op.run([&](std::string_view kmer, uint64_t count) { out->add(kmer, count); });
+  write_summaries(a, r, clock);
+  out->finish();
+  uint64_t in = 0;
+  for (const auto& i : r.inputs) in += i.kmers;
+  spdlog::info("{} of {} files: {} k-mers read, {} written (k = {}), in {:.1f} s", a.op, r.inputs.size(), in,
+               r.kmers_out, r.k, clock.wall_seconds());
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_sets(CLI::App& sub) {
+  auto a = std::make_shared<SetsArgs>();
+  a->opt.threads = default_threads();
+  sub.footer(
+      "Inputs are exact k-mer sets sorted by k-mer, as count and merge-counts write them (TSV, FASTA form or KFF, "
+      "kmc -okff's too; plain or gzip). union: k-mers of any input; intersect: of every input; diff: of the first "
+      "input and no other, the first's counts; subtract: the first's count minus the others', kept when above zero. "
+      "The input count range applies to every input first, -c/-U to the result. Memory does not grow with the sets. "
+      "See docs/sets.md.");
+  sub.add_option("operation", a->op, "union, intersect, diff or subtract")
+      ->required()
+      ->check(CLI::IsMember({"union", "intersect", "diff", "subtract"}));
+  sub.add_option("inputs", a->inputs, "Sorted k-mer count files (TSV, FASTA form or KFF), plain or gzip; - is stdin")
+      ->required();
+  sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
+      ->capture_default_str();
+  sub.add_option("--format", a->format,
+                 "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
+      ->check(CLI::IsMember({"tsv", "fasta", "kff"}))
+      ->capture_default_str();
+  sub.add_option("--counts", a->counts,
+                 "How counts of a k-mer in several inputs combine: union sum (auto), min or max; intersect min "
+                 "(auto), max, sum, first or last (KMC's -ocleft, -ocright)")
+      ->check(CLI::IsMember({"auto", "sum", "min", "max", "first", "last"}))
+      ->capture_default_str();
+  sub.add_option("--input-min-count", a->opt.input_min,
+                 "Leave out each input's k-mers counted less often (KMC's -ci on inputs)")
+      ->capture_default_str();
+  sub.add_option("--input-max-count", a->opt.input_max,
+                 "Leave out each input's k-mers counted more often (KMC's -cx on inputs)");
+  sub.add_option("-c,-L,--min-count", a->opt.min_count, "Write result k-mers whose count is at least this")
+      ->capture_default_str();
+  sub.add_option("-U,--max-count", a->opt.max_count, "Write result k-mers whose count is at most this");
+  sub.add_flag("--presence", a->opt.presence, "Write count 1 for every k-mer of the result (after -c/-U)");
+  sub.add_option("--histo", a->histo, "Write the histogram of the result's counts (COUNT FREQUENCY, as count --histo)");
+  sub.add_option("--histo-max", a->opt.histo_max, "Last dense histogram row; one more row holds all higher counts")
+      ->default_val(10000)
+      ->capture_default_str();
+  sub.add_option("--stats", a->stats, "Write run statistics as JSON (inputs, operation, k-mers in and out)");
+  sub.add_option("--sample", a->sample,
+                 "Sample name in the MultiQC file written beside --stats (default: its file name)");
+  sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
+  sub.add_flag("--no-canonical", a->no_canonical,
+               "The inputs hold k-mers as read, not canonical (recorded in a KFF output's header)");
+  sub.add_option("-t,--threads", a->opt.threads,
+                 "Threads (default: all cores): the first N - 1 inputs are parsed on threads of their own, feeding the "
+                 "merge; the output is the same for any N")
+      ->capture_default_str();
+  return [a] {
+    if (a->histo.empty()) a->opt.histo_max = 0;
+    return run_sets(*a);
+  };
+}
+
+}  // namespace kmerbloom::cli

@@ -1,0 +1,188 @@
+#include "profile/set_ops.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "profile/kmer_stream.hpp"
+
+namespace kmerbloom {
+namespace {
+
+constexpr std::pair<KmerSetOp, const char*> kOps[] = {
+    {KmerSetOp::union_, "union"},
+    {KmerSetOp::intersect, "intersect"},
+    {KmerSetOp::diff, "diff"},
+    {KmerSetOp::subtract, "subtract"}};
+constexpr std::pair<CountMode, const char*> kModes[] = {{CountMode::automatic, "auto"}, {CountMode::sum, "sum"},
+                                                        {CountMode::min, "min"},        {CountMode::max, "max"},
+                                                        {CountMode::first, "first"},    {CountMode::last, "last"}};
+
+template <class E, size_t N>
+E parse_name(std::string_view name, const std::pair<E, const char*> (&table)[N], const char* what) {
+  std::string names;
+  for (const auto& [value, text] : table) {
+    if (name == text) return value;
+    names += (names.empty() ? "" : ", ") + std::string(text);
+  }
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + printable(name) + "': one of " + names);
+}
+
+template <class E, size_t N>
+const char* name_of(E value, const std::pair<E, const char*> (&table)[N]) {
+  for (const auto& [v, text] : table)
+    if (v == value) return text;
+  return "?";
+}
+
+uint64_t add_saturating(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+
+}  // namespace
+
+struct SetOperation::Head {
+  std::string_view kmer;  // valid until its stream's next call
+  uint64_t count = 0;
+  bool live = false;      // false: the input is at its end
+};
+
+KmerSetOp parse_set_op(std::string_view name) { return parse_name(name, kOps, "operation"); }
+CountMode parse_count_mode(std::string_view name) { return parse_name(name, kModes, "count mode"); }
+const char* set_op_name(KmerSetOp op) { return name_of(op, kOps); }
+const char* count_mode_name(CountMode mode) { return name_of(mode, kModes); }
+
+CountMode SetOpOptions::mode() const {
+  if (counts != CountMode::automatic) return counts;
+  return op == KmerSetOp::intersect ? CountMode::min : CountMode::sum;
+}
+
+void SetOpOptions::validate(size_t inputs) const {
+  const std::string name = set_op_name(op);
+  if (inputs == 0) throw std::invalid_argument(name + " needs input files");
+  if ((op == KmerSetOp::diff || op == KmerSetOp::subtract) && inputs < 2)
+    throw std::invalid_argument(name + " needs two inputs or more: the first, and those taken from it");
+  if (counts != CountMode::automatic) {
+    const bool takes = op == KmerSetOp::intersect || (op == KmerSetOp::union_ && counts != CountMode::first &&
+                                                   counts != CountMode::last);
+    if (!takes)
+      throw std::invalid_argument(std::string("--counts ") + count_mode_name(counts) + " does not apply to " + name +
+                                  (op == KmerSetOp::union_ ? " (union takes sum, min or max)"
+                                                       : " (its counts are the first input's, less the others' for "
+                                                         "subtract)"));
+  }
+  if (input_min > input_max)
+    throw std::invalid_argument("--input-min-count " + std::to_string(input_min) + " is above --input-max-count " +
+                                std::to_string(input_max));
+  if (min_count > max_count)
+    throw std::invalid_argument("--min-count " + std::to_string(min_count) + " is above --max-count " +
+                                std::to_string(max_count));
+  if (histo_max > (uint64_t{1} << 24)) throw std::invalid_argument("--histo-max is at most 16777216");
+  if (threads == 0) throw std::invalid_argument("-t must be at least 1");
+}
+
+SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOptions& options) : o_(options) {
+  o_.validate(inputs.size());
+  detail::KmerStreamOptions so;
+  so.min_count = o_.input_min;
+  so.max_count = o_.input_max;
+  so.buffer_bytes = std::max<size_t>(o_.buffer_bytes / inputs.size(), 4096);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    so.threaded = i + 1 < o_.threads;  // threads - 1 inputs parsed apart; the rest with the merge
+    in_.push_back(detail::open_kmer_stream(inputs[i], so));
+  }
+  heads_.resize(in_.size());
+  size_t first = in_.size();
+  for (size_t i = 0; i < in_.size(); ++i) {
+    Head& h = heads_[i];
+    h.live = in_[i]->next(h.kmer, h.count);
+    const unsigned k = in_[i]->k();  // of the first k-mer read, kept in the count range or not
+    if (k == 0) continue;
+    if (first == in_.size()) {
+      first = i;
+      k_ = k;
+    } else if (k != k_) {
+      throw InputError(in_[i]->name() + ": k-mers of " + std::to_string(k) + " bases, but " +
+                       in_[first]->name() + " holds " + std::to_string(k_) +
+                       "-mers: the inputs of one operation must have the same k");
+    }
+  }
+}
+
+SetOperation::~SetOperation() = default;
+
+namespace {
+
+using Head = SetOperation::Head;
+
+// The count of the k-mer at the inputs `at` (ascending, non-empty) under the
+// operation; false when the k-mer is not in the result.
+bool combine(const SetOpOptions& o, CountMode mode, const std::vector<Head>& h, const std::vector<size_t>& at,
+             uint64_t& out) {
+  const size_t n = h.size();
+  switch (o.op) {
+    case KmerSetOp::diff:
+      out = h[0].count;
+      return at.size() == 1 && at[0] == 0;
+    case KmerSetOp::subtract: {
+      if (at[0] != 0) return false;
+      uint64_t others = 0;
+      for (size_t j = 1; j < at.size(); ++j) others = add_saturating(others, h[at[j]].count);
+      out = h[0].count - std::min(others, h[0].count);
+      return out > 0;
+    }
+    case KmerSetOp::intersect:
+      if (at.size() != n) return false;
+      break;
+    case KmerSetOp::union_:
+      break;
+  }
+  out = h[at.front()].count;
+  if (mode == CountMode::first) return true;  // intersect only: every input holds it
+  if (mode == CountMode::last) {
+    out = h[at.back()].count;
+    return true;
+  }
+  for (size_t j = 1; j < at.size(); ++j) {
+    const uint64_t c = h[at[j]].count;
+    out = mode == CountMode::sum   ? add_saturating(out, c)
+          : mode == CountMode::min ? std::min(out, c)
+                                   : std::max(out, c);
+  }
+  return true;
+}
+
+}  // namespace
+
+SetOpResult SetOperation::run(const SetSink& sink) {
+  const size_t n = in_.size();
+  const CountMode mode = o_.mode();
+  SetOpResult r;
+  if (o_.histo_max > 0) r.histogram.assign(o_.histo_max + 2, 0);
+  std::vector<Head>& h = heads_;
+  std::vector<size_t> at;
+  at.reserve(n);
+  for (;;) {
+    at.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (!h[i].live) continue;
+      const int c = at.empty() ? -1 : h[i].kmer.compare(h[at[0]].kmer);
+      if (c < 0) at.clear();
+      if (c <= 0) at.push_back(i);
+    }
+    if (at.empty()) break;
+    uint64_t count = 0;
+    if (combine(o_, mode, h, at, count) && count >= o_.min_count && count <= o_.max_count) {
+      if (o_.presence) count = 1;
+      sink(h[at[0]].kmer, count);
+      ++r.kmers_out;
+      if (!r.histogram.empty()) ++r.histogram[std::min(count, o_.histo_max + 1)];
+      r.count_sum = add_saturating(r.count_sum, count);
+    }
+    for (const size_t i : at) h[i].live = in_[i]->next(h[i].kmer, h[i].count);
+  }
+  r.k = k_;
+  for (const auto& s : in_) r.inputs.push_back({s->name(), s->read(), s->kept()});
+  return r;
+}
+
+}  // namespace kmerbloom

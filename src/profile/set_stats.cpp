@@ -1,0 +1,64 @@
+#include "profile/set_stats.hpp"
+
+namespace kmerbloom {
+
+using json = nlohmann::json;
+
+json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult& r, const std::string& output) {
+  json inputs = json::array();
+  uint64_t read = 0;
+  for (const auto& i : r.inputs) {
+    inputs.push_back({{"name", i.name}, {"kmers", i.kmers}, {"kmers_kept", i.kept}});
+    read += i.kmers;
+  }
+  const bool takes_mode = o.op == KmerSetOp::union_ || o.op == KmerSetOp::intersect;
+  json j = {{"tool", "kmerbloom"},
+            {"version", KMERBLOOM_VERSION},
+            {"command", run.command},
+            {"command_line", run.command_line},
+            {"inputs", run.inputs},
+            {"operation", set_op_name(o.op)},
+            {"count_mode", takes_mode ? json(count_mode_name(o.mode())) : json()},
+            {"input_min_count", o.input_min},
+            {"input_max_count", o.input_max},
+            {"min_count", o.min_count},
+            {"max_count", o.max_count},
+            {"presence", o.presence},
+            {"k", r.k},
+            {"input_files", inputs},
+            {"kmers_in", read},
+            {"kmers_out", r.kmers_out},
+            {"count_sum_out", r.count_sum},
+            {"output", output},
+            {"threads", o.threads},
+            {"wall_seconds", run.wall_seconds},
+            {"cpu_seconds", run.cpu_seconds},
+            {"peak_memory_bytes", run.peak_memory_bytes}};
+  if (!r.histogram.empty()) {
+    json rows = json::array();
+    for (size_t c = 1; c < r.histogram.size(); ++c)
+      if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
+    j["histogram"] = {{"max_row", o.histo_max}, {"overflow_row", o.histo_max + 1}, {"rows", rows}};
+  }
+  return j;
+}
+
+json set_multiqc_general_stats(const std::string& sample, const json& stats) {
+  json row = json::object();
+  for (const char* key : {"kmers_in", "kmers_out"})
+    if (stats.contains(key)) row[key] = stats[key];
+  const json pconfig = json::array(
+      {{{"kmers_in", {{"title", "k-mers in"}, {"description", "k-mers read from every input"}, {"format", "{:,.0f}"}}}},
+       {{"kmers_out",
+         {{"title", "k-mers out"},
+          {"description", "k-mers of the result (" + stats.value("operation", std::string("sets")) + ")"},
+          {"format", "{:,.0f}"}}}}});
+  return {{"id", "kmerbloom_sets"},
+          {"section_name", "kmerbloom sets"},
+          {"description", "k-mer set operations of kmerbloom sets"},
+          {"plot_type", "generalstats"},
+          {"pconfig", pconfig},
+          {"data", {{sample, row}}}};
+}
+
+}  // namespace kmerbloom

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Progress as a user sees it, under a pseudo-terminal (script, util-linux):
+# every pass of count and filter draws its line (done, total, share, rate)
+# and the line is cleared at the end; on a pipe, nothing but the log.
+# KMERBLOOM_PROGRESS_MS=20 redraws often enough for passes of a fraction of
+# a second.
+. "$(dirname "$0")/lib.sh"
+if ! command -v script > /dev/null; then
+  skip "script (util-linux) is missing: no pseudo-terminal"
+  finish; exit
+fi
+python3 "$SRC/test/cli/simreads.py" --genome 500000 --reads 60000 --seed 5 > "$T/reads.fq"
+tty_run() {  # OUT COMMAND...: runs it on a pseudo-terminal 200 columns wide, its screen in OUT, one line per redraw
+  local out=$1; shift
+  KMERBLOOM_PROGRESS_MS=20 script -qec "stty cols 200; $(printf '%q ' "$@")" /dev/null | tr '\r' '\n' > "$out"
+}
+tty_run "$T/count.tty" "$KB" count "$T/reads.fq" -o "$T/c.tsv" -t 2
+check "count: pass 1 shows bytes read of the total and its share" \
+  grep -Eq '^pass 1: reading the input into [0-9]+ partitions  [0-9.]+ [kM]?B/[0-9.]+ MB \([0-9]+%\)' "$T/count.tty"
+check "count: pass 1 shows reads and k-mers per second" grep -Eq '^pass 1: .* reads/s  .* k-mers/s' "$T/count.tty"
+check "count: pass 2 shows the k-mers counted of the total, not bytes" \
+  grep -Eq '^pass 2: counting the partitions  [0-9.]+ ?[kM]?/[0-9.]+ [kM] k-mers counted \([0-9]+%\)' "$T/count.tty"
+check "count: no pass shows 0 B of a total it does not read" bash -c "! grep -Eq '^pass [23]: .*B/' '$T/count.tty'"
+check "count: the line is cleared at the end (erase to end of line, then the summary)" \
+  grep -q $'\e\\[K' "$T/count.tty"
+tty_run "$T/filter.tty" "$KB" filter "$T/reads.fq" -o "$T/kept.fq" -t 2 -C 5
+check "filter: the sizing pass shows its progress" grep -Eq '^sizing the sketch: sampling the k-mers  .*\([0-9]+%\)' "$T/filter.tty"
+check "filter: the filtering pass shows its progress" grep -Eq '^filtering the reads  [0-9.]+ ?[kM]?B/[0-9.]+ MB \([0-9]+%\)' "$T/filter.tty"
+tty_run "$T/weak.tty" "$KB" filter "$T/reads.fq" -o "$T/weak.fq" -t 2 --drop-weak --no-normalize
+check "filter --drop-weak: its count of weak k-mers shows count's passes" grep -Eq '^weak k-mers, pass 2: counting the partitions' "$T/weak.tty"
+"$KB" count "$T/reads.fq" -o "$T/p.tsv" -t 2 2> "$T/pipe.err"
+check "on a pipe: no progress line" bash -c "! grep -q 'pass 1' '$T/pipe.err'"
+same "the k-mers do not depend on the meter" "$T/c.tsv" "$T/p.tsv"
+finish
