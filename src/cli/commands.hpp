@@ -22,5 +22,6 @@ Action setup_merge_counts(CLI::App& sub);
 Action setup_report(CLI::App& sub);
 Action setup_sets(CLI::App& sub);
 Action setup_qv(CLI::App& sub);
+Action setup_hetmers(CLI::App& sub);
 
 }  // namespace kmerbloom::cli

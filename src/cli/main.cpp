@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
        cli::setup_sets);
   bind("qv", "Assembly consensus quality (QV) and k-mer completeness against the reads' k-mer counts, as Merqury",
        cli::setup_qv);
+  bind("hetmers", "Het-mer pairs of a count file, binned for smudgeplot (ploidy)", cli::setup_hetmers);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,70 @@
+#include "profile/hetmers_stats.hpp"
+
+namespace kmerbloom {
+
+using json = nlohmann::json;
+
+json hetmer_stats_json(const RunInfo& run, const HetmerRunFacts& facts, const HetmerCutoffs& cutoffs,
+                       const HetmerResult& r, const SmudgePeak& peak) {
+  json j = {{"tool", "kmerbloom"}, {"version", KMERBLOOM_VERSION}, {"command", run.command},
+            {"command_line", run.command_line}, {"inputs", run.inputs}};
+  j.update({{"k", facts.k},
+            {"kmers_in_file", facts.kmers_in_file},
+            {"lower", cutoffs.lower},
+            {"upper", cutoffs.upper},
+            {"lower_from", cutoffs.lower_from},
+            {"upper_from", cutoffs.upper_from},
+            {"max_pair_coverage", kMaxPairCoverage},
+            {"kmers_considered", r.kmers},
+            {"oriented_kmers", r.oriented_kmers},
+            {"pairs_found", r.pairs},
+            {"kmers_in_pairs", r.kmers_in_pairs},
+            {"kmers_in_several_pairs", r.kmers_in_several},
+            {"unique_pairs", r.unique_pairs},
+            {"unique_pairs_canonical", r.unique_pairs_canonical},
+            {"partitions", r.partitions},
+            {"memory_budget_bytes", facts.memory_budget},
+            {"memory_planned_bytes", r.memory_planned},
+            {"threads", facts.threads},
+            {"smu", facts.smu_path},
+            {"pairs_file", facts.pairs_path.empty() ? json() : json(facts.pairs_path)}});
+  json p = {{"found", peak.found}, {"note", peak.note}, {"pair_kmer_share", peak.pair_kmer_share}};
+  if (peak.found) {
+    p["coverage_sum"] = peak.sum;
+    p["minor_share"] = peak.minor_share;
+    p["pairs"] = peak.pairs;
+  }
+  p["ploidy"] = peak.ploidy ? json(peak.ploidy) : json();
+  p["structure"] = peak.ploidy ? json(peak.structure) : json();
+  p["haploid_coverage"] = peak.ploidy ? json(peak.haploid_coverage) : json();
+  j["smudge_peak"] = p;
+  j.update({{"wall_seconds", run.wall_seconds}, {"cpu_seconds", run.cpu_seconds},
+            {"peak_memory_bytes", run.peak_memory_bytes}});
+  return j;
+}
+
+json hetmer_multiqc_json(const std::string& sample, const json& stats) {
+  const json& peak = stats["smudge_peak"];
+  json row = {{"unique_pairs", stats["unique_pairs"]}, {"lower", stats["lower"]}, {"upper", stats["upper"]}};
+  if (peak.value("found", false)) {
+    row["minor_share"] = peak["minor_share"];
+    row["coverage_sum"] = peak["coverage_sum"];
+  }
+  if (peak["ploidy"].is_number()) row["ploidy"] = peak["ploidy"];
+  const json pconfig = json::array({
+      {{"unique_pairs", {{"title", "Het-mer pairs"}, {"description", "unique k-mer pairs at one base"}, {"format", "{:,.0f}"}}}},
+      {{"lower", {{"title", "L"}, {"description", "lowest count searched"}, {"format", "{:,.0f}"}}}},
+      {{"upper", {{"title", "U"}, {"description", "highest count searched"}, {"format", "{:,.0f}"}}}},
+      {{"minor_share", {{"title", "Minor share"}, {"description", "B / (A + B) at the densest smudge"}, {"format", "{:,.3f}"}}}},
+      {{"coverage_sum", {{"title", "A + B"}, {"description", "coverage sum at the densest smudge"}, {"format", "{:,.1f}"}}}},
+      {{"ploidy", {{"title", "Ploidy"}, {"description", "ploidy the densest smudge suggests (AB 2, AAB 3, AAAB 4)"}, {"format", "{:,.0f}"}}}},
+  });
+  return {{"id", "kmerbloom_hetmers"},
+          {"section_name", "kmerbloom hetmers"},
+          {"description", "het-mer pairs (smudgeplot's input) from kmerbloom hetmers"},
+          {"plot_type", "generalstats"},
+          {"pconfig", pconfig},
+          {"data", {{sample, row}}}};
+}
+
+}  // namespace kmerbloom
