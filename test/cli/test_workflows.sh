@@ -112,7 +112,10 @@ assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, 
   head -n 4000 "$T/ex.fq" > "$T/half.fq"
   awk 'NR % 4 == 2 && NR < 400 { print ">c" NR; print }' "$T/ex.fq" > "$T/asm.fa"
   if SAMPLES_TSV="sample\treads\nex\t$EX\nhalf\t$T/half.fq\n" run_snakemake "$T/wf5" \
-    "qv={'assemblies': {'ex': '$T/asm.fa'}}" "sets={'only_ex': {'op': 'diff', 'samples': ['ex', 'half']}}"; then
+    "qv={'assemblies': {'ex': '$T/asm.fa'}}" "sets={'only_ex': {'op': 'diff', 'samples': ['ex', 'half']}}" \
+    "hetmers={'enabled': True}"; then
+    "$KB" hetmers "$T/direct.tsv" -o "$T/direct-het" -q
+    same "workflow hetmers equals a direct kmerbloom hetmers" "$R/ex/ex.smu" "$T/direct-het.smu"
     "$KB" count "$EX" -k 31 -c 1 --format kff -o "$T/all.kff" -t 2 -q
     "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/direct-qv" -q
     same "workflow qv equals a direct kmerbloom qv" "$R/ex/qv/ex.qv" "$T/direct-qv.qv"
