@@ -6,7 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "profile/assembly_qv.hpp"
 #include "profile/qv_files.hpp"
 #include "report/report.hpp"
@@ -15,6 +17,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct QvArgs {
+  ProgressFlags progress;
   QvOptions opt;
   std::string prefix;
   std::optional<std::string> max_memory;
@@ -72,10 +75,15 @@ int run_qv(QvArgs& a) {
   }
   check_outputs_first({{"assembly", a.opt.assembly}, {"--reads", a.opt.read_counts}}, outs, a.opt.tmp_dir);
 
+  // k only estimates k-mers per second from bases: the read counts tell it later.
+  RunProgress progress(a.progress.force(), a.opt.k ? a.opt.k : 31, input_bytes_total({a.opt.assembly}));
   QvHooks hooks;
-  hooks.log = [](const std::string& s) { spdlog::debug("{}", s); };
-  hooks.info = [](const std::string& s) { spdlog::info("{}", s); };
+  hooks.progress = &progress.counters;
+  hooks.log = [&](const std::string& s) { progress.log(s); };
+  hooks.info = [&](const std::string& s) { progress.info(s); };
+  hooks.pass = [&](const std::string& s) { progress.pass(s); };
   const QvResult r = assess_assembly(a.opt, hooks);
+  progress.stop();
   const std::vector<std::string> warnings = qv_warnings(a, r);
   for (const std::string& w : warnings) spdlog::warn("warning: {}", w);
   spdlog::info("solid read k-mers: count > {} ({}): {} of {} distinct", r.solid_threshold,
@@ -135,6 +143,7 @@ Action setup_qv(CLI::App& sub) {
   sub.add_option("--stats", a->stats, "Write the figures and run statistics as JSON");
   sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_qv(*a); };
 }
 

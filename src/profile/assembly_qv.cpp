@@ -152,6 +152,8 @@ class QvRun {
     CountHooks ch;
     ch.log = hooks_.log;
     ch.info = hooks_.info;
+    ch.progress = hooks_.progress;
+    if (hooks_.pass) ch.pass = [&](const std::string& name) { hooks_.pass("the assembly's k-mers, " + name); };
     CountResult cr;
     try {
       cr = count_kmers(co, sink, ch);
@@ -186,6 +188,7 @@ class QvRun {
     po.piece_k = r_.k;
     std::mutex lock;
     std::map<uint64_t, std::vector<Piece>> by_serial;  // batch serial -> its pieces
+    if (hooks_.pass) hooks_.pass("per-sequence QV: the assembly read again");
     run_pipeline({o_.assembly}, po, [&](const RecordBatch& b, unsigned) {
       std::vector<Piece> pieces(b.size());
       for (size_t i = 0; i < b.size(); ++i) {
@@ -199,7 +202,7 @@ class QvRun {
       }
       const std::lock_guard<std::mutex> g(lock);
       by_serial.emplace(b.serial, std::move(pieces));
-    });
+    }, hooks_.progress);
     uint64_t kmers = 0, missing = 0;
     for (auto& [serial, pieces] : by_serial)
       for (Piece& p : pieces) {

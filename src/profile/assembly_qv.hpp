@@ -92,6 +92,8 @@ double phred_qv(double error);
 struct QvHooks {
   std::function<void(const std::string&)> log;   // details for -v
   std::function<void(const std::string&)> info;  // notes a user should see
+  std::function<void(const std::string&)> pass;  // a pass over the assembly begins (its name)
+  PipelineProgress* progress = nullptr;          // what the passes have read
 };
 
 // Throws InputError naming the file and record or line for bad input (a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Progress as a user sees it, under a pseudo-terminal (script, util-linux):
-# every pass of count, filter, estimate, build and bin draws its line (done, total, share, rate)
+# every pass of count, filter, estimate, build, bin and qv draws its line (done, total, share, rate)
 # and the line is cleared at the end; on a pipe, nothing but the log.
 # KMERBLOOM_PROGRESS_MS=20 redraws often enough for passes of a fraction of
 # a second.
@@ -37,6 +37,11 @@ tty_run "$T/buildc.tty" "$KB" build "$T/reads.fq" -c 2 -o "$T/b2.kbf" -t 2
 check "build -c 2: its count shows count's passes" grep -Eq '^pass 2: counting the partitions  .* k-mers counted' "$T/buildc.tty"
 tty_run "$T/bin.tty" "$KB" bin "$T/reads.fq" -o "$T/r.kbin" -t 2
 check "bin: its pass shows its progress" grep -Eq '^reading the input into [0-9]+ bins  .*\([0-9]+%\)' "$T/bin.tty"
+awk 'NR % 4 == 2 && NR < 80000 { print ">s" NR; print }' "$T/reads.fq" > "$T/asm.fa"
+"$KB" count "$T/reads.fq" -k 21 -c 1 --format kff -o "$T/all.kff" -t 2 -q
+tty_run "$T/qv.tty" "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/qv" -t 2
+check "qv: the assembly's count and its second read show their progress" \
+  bash -c "grep -Eq \"^the assembly's k-mers, pass 1: .*\\([0-9]+%\\)\" '$T/qv.tty' && grep -Eq '^per-sequence QV: the assembly read again  .*\([0-9]+%\)' '$T/qv.tty'"
 "$KB" count "$T/reads.fq" -o "$T/p.tsv" -t 2 2> "$T/pipe.err"
 check "on a pipe: no progress line" bash -c "! grep -q 'pass 1' '$T/pipe.err'"
 same "the k-mers do not depend on the meter" "$T/c.tsv" "$T/p.tsv"
