@@ -1,12 +1,16 @@
 // kmerbloom query: per read, how many of its k-mers a filter file holds
 // (the contamination screen of BioBloom Tools), or a k-mer list's membership.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "formats/output.hpp"
 #include "kbf/kbf.hpp"
 
@@ -14,6 +18,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct QueryArgs {
+  ProgressFlags progress;
   QueryOptions opt;
   ReadSetArgs reads;
   std::string filter;
@@ -44,7 +49,12 @@ int run_query(QueryArgs& a) {
     });
   } else {
     out.write("read\tkmers\tkmers_present\tfraction\n");
+    // Rows printed on a terminal (-o -) would break into the line.
+    const bool rows_on_terminal = a.output == "-" && ::isatty(STDOUT_FILENO);
+    RunProgress progress(rows_on_terminal ? -1 : a.progress.force(), f.meta.k, input_bytes_total(a.opt.inputs));
+    progress.pass("screening the reads");
     FilterHooks hooks;
+    hooks.progress = &progress.counters;
     s = query_reads(f, a.opt, [&](const ReadHits& r) {
       out.write(r.name);
       out.put('\t');
@@ -55,6 +65,7 @@ int run_query(QueryArgs& a) {
       const int n = std::snprintf(buf, sizeof buf, "\t%.4f\n", r.fraction());
       out.write(std::string_view(buf, static_cast<size_t>(n)));
     }, hooks);
+    progress.stop();
   }
   if (!a.summary.empty())
     write_json(a.summary, query_summary_json(run_info("query", a.kmers.empty() ? a.opt.inputs : std::vector<std::string>{},
@@ -89,6 +100,7 @@ Action setup_query(CLI::App& sub) {
   sub.add_option("--summary", a->summary, "Write the summary as JSON (it always goes to stderr unless -q)");
   sub.add_option("--threshold", a->opt.threshold, "A read is a hit when this fraction of its k-mers is present")
       ->capture_default_str();
+  add_progress_flags(sub, a->progress);
   return [a] { return run_query(*a); };
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Progress as a user sees it, under a pseudo-terminal (script, util-linux):
-# every pass of count, filter, estimate, build, bin and qv draws its line (done, total, share, rate)
+# every pass of count, filter, estimate, build, bin, query and qv draws its line (done, total, share, rate)
 # and the line is cleared at the end; on a pipe, nothing but the log.
-# KMERBLOOM_PROGRESS_MS=20 redraws often enough for passes of a fraction of
+# KMERBLOOM_PROGRESS_MS=10 redraws often enough for passes of a fraction of
 # a second.
 . "$(dirname "$0")/lib.sh"
 if ! command -v script > /dev/null; then
@@ -12,7 +12,7 @@ fi
 python3 "$SRC/test/cli/simreads.py" --genome 500000 --reads 60000 --seed 5 > "$T/reads.fq"
 tty_run() {  # OUT COMMAND...: runs it on a pseudo-terminal 200 columns wide, its screen in OUT, one line per redraw
   local out=$1; shift
-  KMERBLOOM_PROGRESS_MS=20 script -qec "stty cols 200; $(printf '%q ' "$@")" /dev/null | tr '\r' '\n' > "$out"
+  KMERBLOOM_PROGRESS_MS=10 script -qec "stty cols 200; $(printf '%q ' "$@")" /dev/null | tr '\r' '\n' > "$out"
 }
 tty_run "$T/count.tty" "$KB" count "$T/reads.fq" -o "$T/c.tsv" -t 2
 check "count: pass 1 shows bytes read of the total and its share" \
@@ -37,7 +37,9 @@ tty_run "$T/buildc.tty" "$KB" build "$T/reads.fq" -c 2 -o "$T/b2.kbf" -t 2
 check "build -c 2: its count shows count's passes" grep -Eq '^pass 2: counting the partitions  .* k-mers counted' "$T/buildc.tty"
 tty_run "$T/bin.tty" "$KB" bin "$T/reads.fq" -o "$T/r.kbin" -t 2
 check "bin: its pass shows its progress" grep -Eq '^reading the input into [0-9]+ bins  .*\([0-9]+%\)' "$T/bin.tty"
-awk 'NR % 4 == 2 && NR < 80000 { print ">s" NR; print }' "$T/reads.fq" > "$T/asm.fa"
+tty_run "$T/query.tty" "$KB" query "$T/b.kbf" "$T/reads.fq" -o "$T/q.tsv" -t 2
+check "query: screening the reads shows its progress" grep -Eq '^screening the reads  [0-9.]+ ?[kM]?B/[0-9.]+ MB \([0-9]+%\)' "$T/query.tty"
+awk 'NR % 4 == 2 { print ">s" NR; print }' "$T/reads.fq" > "$T/asm.fa"
 "$KB" count "$T/reads.fq" -k 21 -c 1 --format kff -o "$T/all.kff" -t 2 -q
 tty_run "$T/qv.tty" "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/qv" -t 2
 check "qv: the assembly's count and its second read show their progress" \
