@@ -1,5 +1,7 @@
-// kmerbloom's library: the entry points of count, estimate, filter and the
-// filter files (build, query, merge), with their options and results.
+// kmerbloom's library: the entry points of count, estimate, filter, the
+// filter files (build, query, merge) and the profiling after the count (set
+// operations, het-mer pairs, an assembly's QV), with their options and
+// results.
 //
 //   #include <kmerbloom/kmerbloom.hpp>
 //   kmerbloom::CountOptions o;                 // inputs, k, threads, -M ...
@@ -25,3 +27,9 @@
 #include "kbf/kbf.hpp"
 // filter_reads: digital normalization and weak-read trimming
 #include "normalize/read_filter.hpp"
+// SetOperation: union, intersection, difference, subtraction of count files
+#include "profile/set_ops.hpp"
+// find_hetmers: het-mer pairs binned for smudgeplot
+#include "profile/hetmers.hpp"
+// assess_assembly: an assembly's QV and completeness (Merqury's definitions)
+#include "profile/assembly_qv.hpp"
