@@ -6,7 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "formats/output.hpp"
@@ -21,6 +23,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct HetmersArgs {
+  ProgressFlags progress;
   std::string input;
   std::string prefix;
   std::optional<uint64_t> lower;
@@ -62,8 +65,8 @@ HetmerCutoffs choose_cutoffs(const HetmersArgs& a, const std::vector<uint64_t>& 
   return c;
 }
 
-void say_cutoffs(const HetmerCutoffs& c) {
-  spdlog::info("L = {} ({}), U = {} ({})", c.lower,
+std::string cutoffs_text(const HetmerCutoffs& c) {
+  return fmt::format("L = {} ({}), U = {} ({})", c.lower,
                c.lower_from == "option" ? "-L" : "smudgeplot's cutoff L on the file's histogram", c.upper,
                c.upper_from == "option"     ? "-U"
                : c.upper_from == "quantile" ? "smudgeplot's cutoff U, the 99.8% quantile"
@@ -82,15 +85,19 @@ void check_args(const HetmersArgs& a) {
   check_outputs_first({{"input", a.input}}, outs, a.tmp_dir);
 }
 
-int run_hetmers(const HetmersArgs& a) {
+int run_hetmers(HetmersArgs& a) {
   RunClock clock;
   check_args(a);
   const uint64_t budget = parse_memory_size(a.max_memory, "-M/--max-memory");
-  CountFileKmers file = read_count_file_kmers(a.input, a.k, kMaxPairCoverage - 1, a.tmp_dir);
+  RunProgress progress(a.progress.force(), a.k ? a.k : 31, 0);
+  progress.pass("reading the counts");
+  progress.units("bytes read", input_bytes_total({a.input}));
+  CountFileKmers file =
+      read_count_file_kmers(a.input, a.k, kMaxPairCoverage - 1, a.tmp_dir, size_t{1} << 16, &progress.counters);
   if (file.records == 0) throw InputError(display_name(a.input) + ": no k-mers");
   spdlog::debug("read {} k-mers of k = {} in {:.1f} s", format_count(file.records), file.k, clock.wall_seconds());
   const HetmerCutoffs cut = choose_cutoffs(a, file.histogram);
-  say_cutoffs(cut);
+  progress.info(cutoffs_text(cut));
   const std::unique_ptr<CountedKmers> set = select_counts(*file.kept, cut.lower, cut.upper);
   file.kept.reset();
   spdlog::debug("{} k-mers in [{}, {}] at {:.1f} s; search in at most {} on {} threads", format_count(set->size()),
@@ -102,7 +109,10 @@ int run_hetmers(const HetmersArgs& a) {
   o.threads = a.threads;
   o.max_memory = budget;
   o.pairs = pairs.get();
+  o.progress = &progress.counters;
+  o.pass = [&](const std::string& name) { progress.pass(name); };
   const HetmerResult r = find_hetmers(*set, o);
+  progress.stop();
   const SmudgePeak peak = find_smudge_peak(r.grid, cut.lower, r.kmers);
   spdlog::debug("search done at {:.1f} s: {} partitions, {} planned", clock.wall_seconds(), r.partitions,
                 format_megabytes(r.memory_planned));
@@ -160,6 +170,7 @@ Action setup_hetmers(CLI::App& sub) {
   sub.add_option("--stats", a->stats, "Statistics JSON (and its MultiQC file, NAME_mqc.json)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "With --stats: no MultiQC file");
   sub.add_option("--sample", a->sample, "Sample name in the MultiQC file (default: from the --stats name)");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_hetmers(*a); };
 }
 

@@ -1,12 +1,16 @@
 // kmerbloom merge-counts: gather step of scatter/gather counting. Merges
 // sorted KMER<TAB>COUNT files (count --partition I/N outputs, or counts of
 // chunks of the reads), summing equal k-mers; or adds up histograms.
+#include <unistd.h>
+
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "formats/count_writer.hpp"
 #include "formats/histogram_file.hpp"
 #include "count/merge_counts.hpp"
@@ -19,6 +23,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct MergeCountsArgs {
+  ProgressFlags progress;
   std::vector<std::string> inputs;
   std::string output = "-";
   uint64_t min_count = 1;
@@ -85,8 +90,13 @@ int run_merge_counts(const MergeCountsArgs& a) {
     return kExitOk;
   }
   const auto out = open_count_writer("tsv", a.output);
-  const MergeCountsResult r =
-      merge_count_files(a.inputs, a.min_count, [&](std::string_view kmer, uint64_t count) { out->add(kmer, count); });
+  // k-mers on a terminal (-o -) would break into the line.
+  RunProgress progress(a.output == "-" && ::isatty(STDOUT_FILENO) ? -1 : a.progress.force(), 31, 0);
+  progress.pass("merging the k-mers");
+  progress.units("bytes read", input_bytes_total(a.inputs));
+  const MergeCountsResult r = merge_count_files(
+      a.inputs, a.min_count, [&](std::string_view kmer, uint64_t count) { out->add(kmer, count); }, &progress.counters);
+  progress.stop();
   out->finish();
   spdlog::info("{} files, {} lines, {} k-mers written (k = {}), in {:.1f} s", a.inputs.size(), r.lines, r.kmers_out,
                r.k, clock.wall_seconds());
@@ -115,6 +125,7 @@ Action setup_merge_counts(CLI::App& sub) {
                "beside -o, as count --stats writes them");
   sub.add_option("--sample", a->sample, "With --stats: the sample name in the MultiQC files (default: -o's name)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "With --stats: write no MultiQC files");
+  add_progress_flags(sub, a->progress);
   return [a] { return run_merge_counts(*a); };
 }
 

@@ -243,6 +243,12 @@ void RunProgress::pass(const std::string& name) {
   meter_.start_pass(name, &counters, input_total_);
 }
 
+void RunProgress::units(const char* unit, uint64_t total) {
+  counters.units_done = 0;
+  counters.units_total = total;
+  counters.unit = unit;
+}
+
 void RunProgress::log(const std::string& text) {
   meter_.print_above([&] { spdlog::debug("{}", text); });
 }

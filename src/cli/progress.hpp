@@ -133,6 +133,9 @@ class RunProgress {
   PipelineProgress counters;
   // Starts the pass on the meter (its name at -v), and keeps its name.
   void pass(const std::string& name);
+  // The pass just begun reads no sequences: its progress is units_done of
+  // `total` `unit` (a string literal, "bytes read"), which the library sets.
+  void units(const char* unit, uint64_t total);
   void log(const std::string& text);   // at -v
   void info(const std::string& text);  // at the default level
   void stop() { meter_.stop(); }

@@ -1,11 +1,15 @@
 // kmerbloom sets: union, intersection, difference and counter subtraction of
 // sorted k-mer count files, as one streaming merge (profile/set_ops.hpp).
+#include <unistd.h>
+
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "cli/progress.hpp"
 #include "common.hpp"
+#include "seqio/paths.hpp"
 #include "formats/count_writer.hpp"
 #include "formats/histogram_file.hpp"
 #include "profile/set_ops.hpp"
@@ -16,6 +20,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct SetsArgs {
+  ProgressFlags progress;
   std::string op;
   std::vector<std::string> inputs;
   std::string output = "-";
@@ -72,7 +77,13 @@ int run_sets(SetsArgs& a) {
                                       .canonical = !a.no_canonical,
                                       .min_count = a.opt.presence ? 1 : a.opt.min_count,
                                       .max_count = a.opt.presence ? 1 : a.opt.max_count});
-  const SetOpResult r = op.run([&](std::string_view kmer, uint64_t count) { out->add(kmer, count); });
+  // k-mers on a terminal (-o -) would break into the line.
+  RunProgress progress(a.output == "-" && ::isatty(STDOUT_FILENO) ? -1 : a.progress.force(), op.k() ? op.k() : 31, 0);
+  progress.pass(a.op + ": merging the inputs");
+  progress.units("bytes read", input_bytes_total(a.inputs));
+  const SetOpResult r =
+      op.run([&](std::string_view kmer, uint64_t count) { out->add(kmer, count); }, &progress.counters);
+  progress.stop();
   write_summaries(a, r, clock);
   out->finish();
   uint64_t in = 0;
@@ -132,6 +143,7 @@ Action setup_sets(CLI::App& sub) {
                  "Threads (default: all cores): the first N - 1 inputs are parsed on threads of their own, feeding the "
                  "merge; the output is the same for any N")
       ->capture_default_str();
+  add_progress_flags(sub, a->progress);
   return [a] {
     if (a->histo.empty()) a->opt.histo_max = 0;
     return run_sets(*a);

@@ -53,7 +53,8 @@ struct CountCursor {
 }  // namespace
 
 MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint64_t min_count,
-                                    const std::function<void(std::string_view, uint64_t)>& sink) {
+                                    const std::function<void(std::string_view, uint64_t)>& sink,
+                                    PipelineProgress* progress) {
   if (inputs.empty()) throw std::invalid_argument("no input files");
   MergeCountsResult r;
   std::vector<std::unique_ptr<CountCursor>> cur;
@@ -65,6 +66,7 @@ MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint
     if (!cur[i]->done) heap.push(i);
   }
   std::string key;
+  uint64_t merged = 0;  // distinct k-mers, for the progress's pace
   while (!heap.empty()) {
     key = cur[heap.top()]->kmer;
     uint64_t sum = 0;
@@ -78,6 +80,11 @@ MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint
     if (sum >= min_count) {
       sink(key, sum);
       ++r.kmers_out;
+    }
+    if (progress && (++merged & 0xffff) == 0) {
+      uint64_t bytes = 0;
+      for (const auto& c : cur) bytes += c->in->bytes_read();
+      progress->units_done = bytes;
     }
   }
   return r;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "seqio/pipeline.hpp"
+
 namespace kmerbloom {
 
 // k-way merge of KMER<TAB>COUNT files, each sorted by k-mer as count writes
@@ -25,7 +27,9 @@ struct MergeCountsResult {
   uint64_t lines = 0;       // k-mer lines read
   uint64_t kmers_out = 0;   // distinct k-mers written
 };
+// progress (may be null): units_done is set to the bytes read of all inputs.
 MergeCountsResult merge_count_files(const std::vector<std::string>& inputs, uint64_t min_count,
-                                    const std::function<void(std::string_view kmer, uint64_t count)>& sink);
+                                    const std::function<void(std::string_view kmer, uint64_t count)>& sink,
+                                    PipelineProgress* progress = nullptr);
 
 }  // namespace kmerbloom

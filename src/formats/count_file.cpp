@@ -47,6 +47,7 @@ class TextCountReader final : public CountFileReader {
   }
   [[noreturn]] void fail(const std::string& what) const override { in_.fail(what); }
   const std::string& name() const override { return in_.name(); }
+  uint64_t bytes_read() const override { return in_.raw_bytes_read(); }
 
  private:
   LineReader in_;
@@ -69,6 +70,7 @@ class KffCountReader final : public CountFileReader {
     file_->fail(what);
   }
   const std::string& name() const override { return name_; }
+  uint64_t bytes_read() const override { return sorted_ ? sorted_->bytes_read() : file_->bytes_read(); }
 
  private:
   std::string name_;

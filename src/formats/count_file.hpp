@@ -39,6 +39,8 @@ class CountFileReader {
   [[noreturn]] virtual void fail(const std::string& what) const = 0;
   // The file's name in messages ("<stdin>" for "-").
   virtual const std::string& name() const = 0;
+  // Bytes of the file read so far (compressed where it is), for progress.
+  virtual uint64_t bytes_read() const = 0;
 };
 
 struct CountFileOptions {

@@ -392,6 +392,8 @@ KffReader::~KffReader() = default;
 const KffHeader& KffReader::header() const { return impl_->header; }
 bool KffReader::next(std::string_view& kmer, uint64_t& count) { return impl_->next(kmer, count); }
 unsigned KffReader::k() const { return impl_->k; }
+uint64_t KffReader::bytes_read() const { return impl_->in.offset(); }
+
 void KffReader::fail(const std::string& what) const { impl_->fail(what); }
 
 bool is_kff_file(const std::string& path) {
@@ -408,6 +410,7 @@ bool starts_as_kff(detail::ByteSource& source) {
 
 struct KffSortedReader::Cursor {
   std::unique_ptr<KffReader::Impl> impl;
+  uint64_t start = 0;  // where its section begins
   std::string kmer, prev;
   uint64_t count = 0;
   bool has = false;
@@ -452,6 +455,7 @@ KffSortedReader::KffSortedReader(const std::string& path, std::unique_ptr<detail
   for (const SectionStart& s : found) {
     auto c = std::make_unique<Cursor>();
     c->impl = std::make_unique<KffReader::Impl>(path_, std::make_unique<FileRaw>(fd, s.at, path_), s.at, each);
+    c->start = s.at;
     c->impl->header = scan.header;
     c->impl->bases_of_byte = scan.bases_of_byte;
     c->impl->scope = s.scope;
@@ -478,6 +482,12 @@ void KffSortedReader::advance(size_t i) {
                  (cursors_.size() == 1 && c.impl->one_section == false
                       ? ": a KFF stream (stdin, gzip) must be sorted as a whole; give the file uncompressed"
                       : ""));
+}
+
+uint64_t KffSortedReader::bytes_read() const {
+  uint64_t n = 0;
+  for (const auto& c : cursors_) n += c->impl->in.offset() - c->start;
+  return n;
 }
 
 bool KffSortedReader::next(std::string_view& kmer, uint64_t& count) {

@@ -113,6 +113,8 @@ class KffReader {
   bool next(std::string_view& kmer, uint64_t& count);
   // k of the section being read (0 before the first data section).
   unsigned k() const;
+  // Bytes of the file read so far, for progress.
+  uint64_t bytes_read() const;
   // Throws InputError "PATH: byte N (section ...): what".
   [[noreturn]] void fail(const std::string& what) const;
 
@@ -141,6 +143,8 @@ class KffSortedReader {
   bool next(std::string_view& kmer, uint64_t& count);
   // k of the k-mers read so far (0 before the first).
   unsigned k() const { return k_; }
+  // Bytes of the file read so far over all its sections, for progress.
+  uint64_t bytes_read() const;
   [[noreturn]] void fail(const std::string& what) const;
 
  private:

@@ -32,7 +32,7 @@ void CountedKmers::read_block(size_t b, std::vector<CountedKmer>& out) const {
 }
 
 CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expected, uint64_t max_count,
-                                     const std::string& tmp_dir, size_t histogram_rows) {
+                                     const std::string& tmp_dir, size_t histogram_rows, PipelineProgress* progress) {
   CountFileOptions co;
   co.kmer_order = true;  // KFF sections merged into k-mer order
   const auto in = open_count_file(path, co);
@@ -65,7 +65,7 @@ CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expecte
       in->fail(std::string(x == previous ? "k-mer given twice: " : "k-mers out of order: ") + printable(rec.kmer) +
                " after " + decode_kmer(previous, r.k) + " (the file must be sorted as count writes it)");
     previous = x;
-    ++r.records;
+    if ((++r.records & 0xffff) == 0 && progress) progress->units_done = in->bytes_read();
     ++r.histogram[std::min<uint64_t>(rec.count, r.histogram.size() - 1)];
     if (rec.count <= max_count) r.kept->add(x, rec.count);
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "count/spool.hpp"
+#include "seqio/pipeline.hpp"
 
 namespace kmerbloom {
 
@@ -58,8 +59,10 @@ struct CountFileKmers {
 // sections are merged into that order), each once, all of one length k <= 31;
 // k_expected (0: any) is the k the caller was told. Anything else throws
 // InputError naming the file and the line or byte of the record.
+// progress (may be null): units_done is set to the bytes of the file read.
 CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expected, uint64_t max_count,
-                                     const std::string& tmp_dir, size_t histogram_rows = size_t{1} << 16);
+                                     const std::string& tmp_dir, size_t histogram_rows = size_t{1} << 16,
+                                     PipelineProgress* progress = nullptr);
 
 // The k-mers of `from` whose count is in [lower, upper], in the same order.
 std::unique_ptr<CountedKmers> select_counts(const CountedKmers& from, uint64_t lower, uint64_t upper);

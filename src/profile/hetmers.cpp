@@ -175,6 +175,7 @@ class Search {
           for (size_t i = 0; i < pairs.size(); i += 2) bin_pair(pairs[i], pairs[i + 1], tally, text, p);
         }
         flush(text, lines_, p);
+        done_one();
       }
       return;
     }
@@ -192,7 +193,12 @@ class Search {
         if (j - i > 1) mark_group(&entries[i], j - i, tally, pairs, p);
       }
       flush(pairs, candidates_, p);
+      done_one();
     }
+  }
+
+  void done_one() const {
+    if (o_.progress) o_.progress->units_done.fetch_add(1, std::memory_order_relaxed);
   }
 
   // The keys of partition p: every oriented k-mer, every piece.
@@ -323,7 +329,16 @@ HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& o) {
   r.partitions = plan.partitions;
   r.memory_planned = plan.memory;
   Search search(set, o, plan, ids);
+  const auto begin = [&](const std::string& name) {
+    if (o.pass) o.pass(name);
+    if (!o.progress) return;
+    o.progress->units_done = 0;
+    o.progress->units_total = plan.partitions;
+    o.progress->unit = "partitions";
+  };
+  begin("pass 1: pairs at one base, partition by partition");
   search.run(false, r);
+  begin("pass 2: the unique pairs, binned");
   search.run(true, r);
   if (o.pairs) search.write_pairs(*o.pairs);
   return r;

@@ -19,11 +19,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "profile/counted_kmers.hpp"
 #include "profile/cutoffs.hpp"
+#include "seqio/pipeline.hpp"
 
 namespace kmerbloom {
 
@@ -50,6 +52,10 @@ struct HetmerOptions {
   // Pairs found, written to it (KMER COUNT KMER COUNT, the smaller count
   // first), one line per pair and its reverse complement; nullptr: none.
   OutputFile* pairs = nullptr;
+  // Each pass's name as it begins, and its partitions searched of all in
+  // progress->units_done (may be null) for a meter.
+  std::function<void(const std::string&)> pass;
+  PipelineProgress* progress = nullptr;
 };
 
 struct HetmerResult {

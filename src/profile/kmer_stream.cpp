@@ -1,6 +1,7 @@
 #include "profile/kmer_stream.hpp"
 
 #include <array>
+#include <atomic>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -45,6 +46,7 @@ class CheckedReader {
   unsigned k() const { return k_; }
   uint64_t read() const { return read_; }
   uint64_t kept() const { return kept_; }
+  uint64_t bytes_read() const { return in_->bytes_read(); }
 
  private:
   void check(std::string_view kmer) {
@@ -79,6 +81,7 @@ class DirectStream final : public KmerStream {
   unsigned k() const override { return r_.k(); }
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
+  uint64_t bytes_read() const override { return r_.bytes_read(); }
 
  private:
   CheckedReader r_;
@@ -122,6 +125,7 @@ class ThreadedStream final : public KmerStream {
   unsigned k() const override { return r_.k(); }
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
+  uint64_t bytes_read() const override { return bytes_.load(std::memory_order_relaxed); }
 
  private:
   void parse() {
@@ -138,6 +142,7 @@ class ThreadedStream final : public KmerStream {
           b->bases.append(kmer);
           b->counts.push_back(count);
         }
+        bytes_.store(r_.bytes_read(), std::memory_order_relaxed);
         if (!b->counts.empty()) full_.push(std::move(b));
       }
     } catch (...) {
@@ -150,6 +155,7 @@ class ThreadedStream final : public KmerStream {
   }
 
   CheckedReader r_;
+  std::atomic<uint64_t> bytes_{0};  // r_'s bytes read, as of the last batch
   HandOff<Batch> empty_, full_;
   std::unique_ptr<Batch> cur_;
   size_t at_ = 0;

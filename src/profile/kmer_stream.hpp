@@ -36,6 +36,8 @@ class KmerStream {
   // K-mers read, and kept (in the count range); final once next() returned false.
   virtual uint64_t read() const = 0;
   virtual uint64_t kept() const = 0;
+  // Bytes of the file read so far, for progress; any thread may ask.
+  virtual uint64_t bytes_read() const = 0;
 };
 
 // Throws InputError when the file cannot be opened.

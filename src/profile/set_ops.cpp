@@ -153,7 +153,7 @@ bool combine(const SetOpOptions& o, CountMode mode, const std::vector<Head>& h, 
 
 }  // namespace
 
-SetOpResult SetOperation::run(const SetSink& sink) {
+SetOpResult SetOperation::run(const SetSink& sink, PipelineProgress* progress) {
   const size_t n = in_.size();
   const CountMode mode = o_.mode();
   SetOpResult r;
@@ -161,6 +161,7 @@ SetOpResult SetOperation::run(const SetSink& sink) {
   std::vector<Head>& h = heads_;
   std::vector<size_t> at;
   at.reserve(n);
+  uint64_t merged = 0;  // distinct k-mers, for the progress's pace
   for (;;) {
     at.clear();
     for (size_t i = 0; i < n; ++i) {
@@ -179,6 +180,11 @@ SetOpResult SetOperation::run(const SetSink& sink) {
       r.count_sum = add_saturating(r.count_sum, count);
     }
     for (const size_t i : at) h[i].live = in_[i]->next(h[i].kmer, h[i].count);
+    if (progress && (++merged & 0xffff) == 0) {
+      uint64_t bytes = 0;
+      for (const auto& s : in_) bytes += s->bytes_read();
+      progress->units_done = bytes;
+    }
   }
   r.k = k_;
   for (const auto& s : in_) r.inputs.push_back({s->name(), s->read(), s->kept()});

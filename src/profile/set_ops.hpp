@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "seqio/pipeline.hpp"
+
 namespace kmerbloom {
 namespace detail {
 class KmerStream;  // profile/kmer_stream.hpp
@@ -93,8 +95,9 @@ class SetOperation {
 
   // The inputs' k; 0 when every input is empty.
   unsigned k() const { return k_; }
-  // Once only.
-  SetOpResult run(const SetSink& sink);
+  // Once only. progress (may be null): units_done is set to the bytes read
+  // of all inputs as the merge goes.
+  SetOpResult run(const SetSink& sink, PipelineProgress* progress = nullptr);
 
   struct Head;  // an input's smallest k-mer not yet merged (set_ops.cpp)
 

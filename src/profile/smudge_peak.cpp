@@ -47,15 +47,23 @@ SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t kme
         best_f = f;
       }
     }
-  // The mean sum and share of the pairs in the peak bin itself.
+  // The mean sum and share of the pairs in the peak bin itself, or, when it
+  // is empty (a sparse grid: its neighbours made it the fullest), in the
+  // neighbourhood that did.
   double pairs = 0, sum = 0, share = 0;
-  for (uint64_t s = 2; s <= kMaxPairCoverage; ++s)
-    for (uint64_t m = 1; m <= s / 2; ++m)
-      if (const uint64_t n = grid.at(s, m); n && sum_bin(s) == best_s && share_bin(s, m) == best_f) {
-        pairs += static_cast<double>(n);
-        sum += static_cast<double>(n * s);
-        share += static_cast<double>(n) * static_cast<double>(m) / static_cast<double>(s);
+  for (const unsigned reach : {0u, 1u}) {
+    for (uint64_t s = 2; s <= kMaxPairCoverage; ++s)
+      for (uint64_t m = 1; m <= s / 2; ++m) {
+        const unsigned sb = sum_bin(s), fb = share_bin(s, m);
+        const bool near = sb + reach >= best_s && sb <= best_s + reach && fb + reach >= best_f && fb <= best_f + reach;
+        if (const uint64_t n = grid.at(s, m); n && near) {
+          pairs += static_cast<double>(n);
+          sum += static_cast<double>(n * s);
+          share += static_cast<double>(n) * static_cast<double>(m) / static_cast<double>(s);
+        }
       }
+    if (pairs > 0) break;
+  }
   p.found = true;
   p.pairs = best;
   p.sum = sum / pairs;

@@ -18,6 +18,8 @@ LineReader::LineReader(std::unique_ptr<detail::ByteSource> source, size_t buffer
 
 LineReader::~LineReader() = default;
 
+uint64_t LineReader::raw_bytes_read() const { return src_->raw_bytes_read(); }
+
 bool LineReader::next(std::string_view& line) {
   for (;;) {
     const char* nl = static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));

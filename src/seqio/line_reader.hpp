@@ -38,6 +38,8 @@ class LineReader {
   uint64_t line_number() const { return line_; }
   // The file's name in messages ("<stdin>" for "-").
   const std::string& name() const { return name_; }
+  // Bytes taken from the file so far (compressed where it is), for progress.
+  uint64_t raw_bytes_read() const;
   // Throws InputError("NAME: line N: what") for the line returned last.
   [[noreturn]] void fail(const std::string& what) const;
 

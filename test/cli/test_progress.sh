@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Progress as a user sees it, under a pseudo-terminal (script, util-linux):
-# every pass of count, filter, estimate, build, bin, query and qv draws its line (done, total, share, rate)
+# every pass of count, filter, estimate, build, bin, query, qv, merge-counts,
+# sets and hetmers draws its line (done, total, share, rate)
 # and the line is cleared at the end; on a pipe, nothing but the log.
 # KMERBLOOM_PROGRESS_MS=10 redraws often enough for passes of a fraction of
 # a second.
@@ -44,6 +45,16 @@ awk 'NR % 4 == 2 { print ">s" NR; print }' "$T/reads.fq" > "$T/asm.fa"
 tty_run "$T/qv.tty" "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/qv" -t 2
 check "qv: the assembly's count and its second read show their progress" \
   bash -c "grep -Eq \"^the assembly's k-mers, pass 1: .*\\([0-9]+%\\)\" '$T/qv.tty' && grep -Eq '^per-sequence QV: the assembly read again  .*\([0-9]+%\)' '$T/qv.tty'"
+"$KB" count "$T/reads.fq" -k 21 -c 1 -o "$T/all.tsv" -t 2 -q
+tty_run "$T/merge.tty" "$KB" merge-counts "$T/all.tsv" "$T/all.kff" -o "$T/m.tsv"
+check "merge-counts: the bytes read of its inputs, and their share" \
+  grep -Eq '^merging the k-mers  [0-9.]+ ?[kM]?/[0-9.]+ M bytes read \([0-9]+%\)' "$T/merge.tty"
+tty_run "$T/sets.tty" "$KB" sets union "$T/all.tsv" "$T/all.kff" -o "$T/u.tsv"
+check "sets: the bytes read of its inputs, and their share" \
+  grep -Eq '^union: merging the inputs  [0-9.]+ ?[kM]?/[0-9.]+ M bytes read \([0-9]+%\)' "$T/sets.tty"
+tty_run "$T/het.tty" "$KB" hetmers "$T/all.tsv" -o "$T/het" -M 64M -t 2
+check "hetmers: reading the counts, then its partitions searched" \
+  bash -c "grep -Eq '^reading the counts  .* bytes read \([0-9]+%\)' '$T/het.tty' && grep -Eq '^pass 1: pairs at one base, partition by partition  [0-9]+/[0-9]+ partitions' '$T/het.tty'"
 "$KB" count "$T/reads.fq" -o "$T/p.tsv" -t 2 2> "$T/pipe.err"
 check "on a pipe: no progress line" bash -c "! grep -q 'pass 1' '$T/pipe.err'"
 same "the k-mers do not depend on the meter" "$T/c.tsv" "$T/p.tsv"

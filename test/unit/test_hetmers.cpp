@@ -96,6 +96,19 @@ TEST(SmudgePeak, EachStructureIsReadAtItsMinorShare) {
     }
 }
 
+// A sparse grid whose fullest neighbourhood has an empty centre (minor
+// shares 0.45 and 0.50 around the empty bin [0.475, 0.5)): the peak is the
+// mean of that neighbourhood, not 0 / 0.
+TEST(SmudgePeak, AnEmptyCentreTakesItsNeighbourhood) {
+  SmudgeGrid g;
+  g.at(100, 45) = 1;
+  g.at(100, 50) = 1;
+  const SmudgePeak p = find_smudge_peak(g, 8, 1000);
+  ASSERT_TRUE(p.found);
+  EXPECT_DOUBLE_EQ(p.sum, 100.0);
+  EXPECT_DOUBLE_EQ(p.minor_share, 0.475);
+}
+
 TEST(SmudgePeak, NoPloidyFromFewPairsRarePairsOrTheErrorLine) {
   const SmudgePeak few = find_smudge_peak(draw(1, 1, 20, 500, 3), 8, 2000);
   EXPECT_TRUE(few.found);
