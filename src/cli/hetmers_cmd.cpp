@@ -1,5 +1,6 @@
 // kmerbloom hetmers: the het-mer pairs of a count file, binned as
 // smudgeplot's plot step reads them (docs/hetmers.md).
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -17,6 +18,7 @@
 #include "profile/hetmers.hpp"
 #include "profile/hetmers_stats.hpp"
 #include "profile/smudge_peak.hpp"
+#include "profile/smudge_plot.hpp"
 #include "report/report.hpp"
 
 namespace kmerbloom::cli {
@@ -36,6 +38,7 @@ struct HetmersArgs {
   std::string stats;
   bool no_multiqc = false;
   std::string sample;
+  std::string plot, report;  // the smudge plot as SVG, or in an HTML page
 
   std::string smu_path() const { return prefix + ".smu"; }
   std::string pairs_path() const { return pairs ? prefix + ".pairs.tsv" : ""; }
@@ -79,7 +82,8 @@ void check_args(const HetmersArgs& a) {
       (a.upper.size() > 18 || a.upper.find_first_not_of("0123456789") != std::string::npos))
     throw std::invalid_argument("-U wants a count or 'quantile', got '" + a.upper + "'");
   if (a.threads < 1) throw std::invalid_argument("-t must be at least 1");
-  std::vector<NamedPath> outs{{"-o", a.smu_path()}, {"--pairs", a.pairs_path()}, {"--stats", a.stats}};
+  std::vector<NamedPath> outs{{"-o", a.smu_path()}, {"--pairs", a.pairs_path()}, {"--stats", a.stats},
+                              {"--plot", a.plot}, {"--report", a.report}};
   if (a.multiqc()) outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)",
                                    multiqc_paths(a.stats).general_stats});
   check_outputs_first({{"input", a.input}}, outs, a.tmp_dir);
@@ -120,6 +124,17 @@ int run_hetmers(HetmersArgs& a) {
   write_smu(r.grid, smu);
   smu.commit();
   if (pairs) pairs->commit();
+  if (!a.plot.empty()) {
+    OutputFile svg(a.plot);
+    svg.write(smudge_svg(r.grid, peak, cut.lower));
+    svg.commit();
+  }
+  if (!a.report.empty()) {
+    OutputFile html(a.report);
+    const std::string name = a.sample.empty() ? std::filesystem::path(a.prefix).filename().string() : a.sample;
+    html.write(smudge_report_html(name, r.grid, peak, cut.lower, cut.upper, r.unique_pairs));
+    html.commit();
+  }
   spdlog::info("{} k-mers of {} in [{}, {}], {} pairs at one base, {} unique ({} with their reverse complements), "
                "{} partitions, in {:.1f} s",
                format_count(r.kmers), format_count(file.records), cut.lower, cut.upper, format_count(r.pairs / 2),
@@ -169,7 +184,9 @@ Action setup_hetmers(CLI::App& sub) {
   sub.add_flag("--pairs", a->pairs, "Also write PREFIX.pairs.tsv: KMER COUNT KMER COUNT per unique pair");
   sub.add_option("--stats", a->stats, "Statistics JSON (and its MultiQC file, NAME_mqc.json)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "With --stats: no MultiQC file");
-  sub.add_option("--sample", a->sample, "Sample name in the MultiQC file (default: from the --stats name)");
+  sub.add_option("--sample", a->sample, "Sample name in the MultiQC file and the report (default: from the --stats name)");
+  sub.add_option("--plot", a->plot, "Write the smudge plot as SVG: coverage sum against the minor share, the densest smudge marked");
+  sub.add_option("--report", a->report, "Write the smudge plot and the figures as a self-contained HTML page");
   add_progress_flags(sub, a->progress);
   return [a] { return run_hetmers(*a); };
 }

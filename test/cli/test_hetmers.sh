@@ -100,6 +100,38 @@ gzip -c "$T/d.tsv" > "$T/d.tsv.gz"
 "$KB" hetmers - -o "$T/dz" -q < "$T/d.tsv.gz"
 same "gzip on standard input too" "$T/d.smu" "$T/dz.smu"
 
+# --- the smudge plot (SVG) and its page, rendered by Chromium -----------------------
+"$KB" hetmers "$T/d.tsv" -o "$T/dp" -q --plot "$T/d.svg" --report "$T/d.html"
+same "--plot and --report leave the smu as it is" "$T/d.smu" "$T/dp.smu"
+cells=$(grep -c 'class="cell"' "$T/d.svg" || true)
+check "smudge plot: $cells coloured cells, the densest smudge marked and said AB, ploidy 2" \
+  bash -c "test '$cells' -gt 10 && grep -q 'class=\"peak\"' '$T/d.svg' && grep -q 'AB: ploidy 2' '$T/d.svg'"
+check "smudge plot: the mark sits at the minor share of the statistics" python3 - "$T/d.svg" "$T/d.json" <<'PY'
+import json, re, sys
+cx = float(re.search(r'class="peak" cx="([0-9.]+)"', open(sys.argv[1]).read()).group(1))
+share = json.load(open(sys.argv[2]))["smudge_peak"]["minor_share"]
+assert abs((cx - 70) / 1000 - share) < 0.002, (cx, share)
+PY
+check "the page embeds the plot and says the ploidy" bash -c "grep -q '<svg' '$T/d.html' && grep -q 'AB, ploidy 2' '$T/d.html'"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+  skip "rendering the smudge plot (chromium is not installed: Debian package chromium)"
+else
+  mkdir -p "$T/profile"
+  timeout 180 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$T/profile" \
+    --screenshot="$T/smudge.png" --window-size=900,800 "file://$T/d.html" > "$T/chromium.log" 2>&1 || true
+  coloured=$(PYTHONPATH="$SRC/test/cli" python3 - "$T/smudge.png" <<'PY'
+import sys
+from png_rows import png_rows
+w, h, bpp, rows = png_rows(sys.argv[1])
+coloured = sum(1 for line in rows for x in range(0, w * bpp, bpp) if abs(line[x] - line[x + 2]) > 60)  # palette, not greys
+print(coloured)
+PY
+  ) || coloured=0
+  check "Chromium draws the smudge plot's cells ($coloured coloured pixels)" test "${coloured:-0}" -ge 1000
+fi
+
 # --- -U quantile: smudgeplot's older cutoff U -----------------------------------
 "$KB" hetmers "$T/d.tsv" -o "$T/dq" -U quantile -q --stats "$T/dq.json"
 upper=$(python3 - "$T/d.tsv" <<'PY'
