@@ -8,8 +8,10 @@
 #include "commands.hpp"
 #include "cli/progress.hpp"
 #include "common.hpp"
+#include "formats/output.hpp"
 #include "seqio/paths.hpp"
 #include "profile/assembly_qv.hpp"
+#include "profile/qv_plot.hpp"
 #include "profile/qv_files.hpp"
 #include "report/report.hpp"
 
@@ -17,6 +19,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct QvArgs {
+  std::string plot, report;  // the copy-number spectrum as SVG, or in an HTML page
   ProgressFlags progress;
   QvOptions opt;
   std::string prefix;
@@ -67,6 +70,8 @@ int run_qv(QvArgs& a) {
   std::vector<NamedPath> outs;
   for (const std::string& p : qv_file_paths(a.prefix, name, a.opt.per_sequence)) outs.push_back({"-o", p});
   outs.push_back({"--stats", a.stats});
+  outs.push_back({"--plot", a.plot});
+  outs.push_back({"--report", a.report});
   std::optional<MultiqcPaths> mqc;
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
     mqc = multiqc_paths(a.stats);
@@ -91,6 +96,16 @@ int run_qv(QvArgs& a) {
                r.solid_distinct, r.read_distinct);
 
   write_qv_files(r, a.prefix, name);
+  if (!a.plot.empty()) {
+    OutputFile svg(a.plot);
+    svg.write(spectra_cn_svg(r));
+    svg.commit();
+  }
+  if (!a.report.empty()) {
+    OutputFile html(a.report);
+    html.write(qv_report_html(name, r));
+    html.commit();
+  }
   const nlohmann::json figures = qv_figures_json(r, name);
   if (!a.stats.empty()) {
     const RunInfo run = run_info("qv", {a.opt.assembly, a.opt.read_counts}, clock);
@@ -143,6 +158,8 @@ Action setup_qv(CLI::App& sub) {
   sub.add_option("--stats", a->stats, "Write the figures and run statistics as JSON");
   sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
+  sub.add_option("--plot", a->plot, "Write the copy-number spectrum (Merqury's spectra-cn plot) as SVG");
+  sub.add_option("--report", a->report, "Write QV, completeness and the copy-number spectrum as a self-contained HTML page");
   add_progress_flags(sub, a->progress);
   return [a] { return run_qv(*a); };
 }

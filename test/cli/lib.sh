@@ -108,6 +108,21 @@ signal_at() {
   kill -s "$sig" "$SIG_PID" 2> /dev/null || true  # if it has just ended, its exit code tells
   wait "$SIG_PID" || SIG_RC=$?
 }
+# screenshot HTML PNG [WIDTH,HEIGHT]: headless Chromium renders the page into
+# PNG (read it with test/cli/png_rows.py); false, with a skip, when Chromium
+# is missing, and a failure when it writes nothing.
+screenshot() {
+  local chrome
+  chrome=$(command -v chromium || command -v chromium-browser || true)
+  if [ -z "$chrome" ]; then skip "rendering $1 (chromium is not installed: Debian package chromium)"; return 1; fi
+  mkdir -p "$T/chromium-profile"
+  timeout 180 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$T/chromium-profile" \
+    --screenshot="$2" --window-size="${3:-1200,1600}" "file://$1" > "$T/chromium.log" 2>&1 || true
+  [ -s "$2" ] && return 0
+  bad "chromium wrote no screenshot of $1: $(tail -3 "$T/chromium.log")"
+  return 1
+}
 logged() { grep -qs -- "$1" "$SIG_LOG"; }
 finish() {
   echo "$CHECKS checks, $FAILS failed"

@@ -145,6 +145,37 @@ got=$(cut -f5 "$T/cut.completeness.stats")
 truth=$(cat "$T/cut.truth")
 check "completeness $got of an 80% assembly is within 0.5 points of the truth $truth" \
   awk -v g="$got" -v t="$truth" 'BEGIN { exit !(g - t < 0.5 && t - g < 0.5) }'
+# --- the copy-number spectrum (SVG, and its page rendered by Chromium) --------------
+"$KB" qv "$T/asm_cut.fa" --reads "$T/reads.tsv" -o "$T/cutp" -t 2 -q --plot "$T/cut.svg" --report "$T/cut.html"
+same "--plot and --report leave the completeness as it is" "$T/cut.completeness.stats" "$T/cutp.completeness.stats"
+check "spectra-cn plot: a line for read-only, 1, 2, 3, 4 and >4 copies, the solid threshold dashed" \
+  bash -c "test \$(grep -c 'class=\"cn\"' '$T/cut.svg') -eq 6 && grep -q 'class=\"solid\"' '$T/cut.svg'"
+check "the 1-copy line peaks where the spectra-cn file does" python3 - "$T/cut.svg" "$T/cutp.asm_cut.spectra-cn.hist" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+lines = re.findall(r'class="cn"[^>]*points="([^"]+)"', svg)
+one = [tuple(map(float, p.split(","))) for p in lines[1].split()]
+x_peak = min(one, key=lambda p: p[1])[0]  # highest point: smallest y
+rows = [l.split("\t") for l in open(sys.argv[2]) if l[0].isdigit()]
+counts = {int(m): int(n) for c, m, n in rows if c == "1"}
+best = max(counts, key=counts.get)
+xs = sorted(p[0] for p in one)
+step = xs[1] - xs[0]
+assert abs((x_peak - xs[0]) / step + 1 - best) <= 1, (x_peak, best)
+PY
+check "the page says the QV and embeds the plot" bash -c "grep -q '<svg' '$T/cut.html' && grep -q 'Completeness' '$T/cut.html'"
+if screenshot "$T/cut.html" "$T/cut.png" 900,700; then
+  red=$(PYTHONPATH="$SRC/test/cli" python3 - "$T/cut.png" <<'PY'
+import sys
+from png_rows import png_rows
+w, h, bpp, rows = png_rows(sys.argv[1])
+# The 1-copy line's red (#d62728), a few shades either way for antialiasing.
+print(sum(1 for line in rows for x in range(0, w * bpp, bpp)
+          if line[x] > 180 and line[x + 1] < 90 and line[x + 2] < 90))
+PY
+  ) || red=0
+  check "Chromium draws the 1-copy line ($red red pixels)" test "${red:-0}" -ge 300
+fi
 "$KB" count "$T/reads.fq" -k $K -c 3 -t 2 -q -o "$T/reads_c3.tsv"
 "$KB" qv "$T/asm_cut.fa" --reads "$T/reads_c3.tsv" -o "$T/c3" -t 2 2> "$T/c3.err"
 check "read counts made with a minimum count are said to be so" grep -q "start at count 3: they were counted with a minimum" "$T/c3.err"
