@@ -39,6 +39,7 @@ struct HetmersArgs {
   bool no_multiqc = false;
   std::string sample;
   std::string plot, report;  // the smudge plot as SVG, or in an HTML page
+  std::vector<std::string> reads;  // --reads: count these instead of reading counts
 
   std::string smu_path() const { return prefix + ".smu"; }
   std::string pairs_path() const { return pairs ? prefix + ".pairs.tsv" : ""; }
@@ -82,23 +83,46 @@ void check_args(const HetmersArgs& a) {
       (a.upper.size() > 18 || a.upper.find_first_not_of("0123456789") != std::string::npos))
     throw std::invalid_argument("-U wants a count or 'quantile', got '" + a.upper + "'");
   if (a.threads < 1) throw std::invalid_argument("-t must be at least 1");
+  if (a.input.empty() == a.reads.empty())
+    throw std::invalid_argument(a.reads.empty() ? "hetmers needs a count file, or reads with --reads"
+                                                : "give a count file or --reads, not both");
   std::vector<NamedPath> outs{{"-o", a.smu_path()}, {"--pairs", a.pairs_path()}, {"--stats", a.stats},
                               {"--plot", a.plot}, {"--report", a.report}};
   if (a.multiqc()) outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)",
                                    multiqc_paths(a.stats).general_stats});
-  check_outputs_first({{"input", a.input}}, outs, a.tmp_dir);
+  std::vector<NamedPath> ins = named_inputs(a.reads);
+  if (!a.input.empty()) ins.push_back({"input", a.input});
+  check_outputs_first(ins, outs, a.tmp_dir);
 }
 
 int run_hetmers(HetmersArgs& a) {
   RunClock clock;
   check_args(a);
   const uint64_t budget = parse_memory_size(a.max_memory, "-M/--max-memory");
-  RunProgress progress(a.progress.force(), a.k ? a.k : 31, 0);
-  progress.pass("reading the counts");
-  progress.units("bytes read", input_bytes_total({a.input}));
-  CountFileKmers file =
-      read_count_file_kmers(a.input, a.k, kMaxPairCoverage - 1, a.tmp_dir, size_t{1} << 16, &progress.counters);
-  if (file.records == 0) throw InputError(display_name(a.input) + ": no k-mers");
+  const unsigned k_reads = a.k ? a.k : 21;  // smudgeplot's k
+  RunProgress progress(a.progress.force(), a.reads.empty() ? (a.k ? a.k : 31) : k_reads,
+                       a.reads.empty() ? 0 : input_bytes_total(a.reads));
+  CountFileKmers file;
+  if (!a.reads.empty()) {  // every k-mer of the reads, counted exactly, as `count -c 1` would write them
+    CountOptions co;
+    co.inputs = a.reads;
+    co.k = k_reads;
+    co.threads = a.threads;
+    co.max_memory = budget;
+    co.tmp_dir = a.tmp_dir;
+    co.validate();
+    CountHooks hooks;
+    hooks.progress = &progress.counters;
+    hooks.log = [&](const std::string& s) { progress.log(s); };
+    hooks.pass = [&](const std::string& s) { progress.pass("counting the reads, " + s); };
+    file = count_reads_kmers(co, kMaxPairCoverage - 1, hooks);
+  } else {
+    progress.pass("reading the counts");
+    progress.units("bytes read", input_bytes_total({a.input}));
+    file = read_count_file_kmers(a.input, a.k, kMaxPairCoverage - 1, a.tmp_dir, size_t{1} << 16, &progress.counters);
+  }
+  if (file.records == 0)
+    throw InputError((a.reads.empty() ? display_name(a.input) : display_name(a.reads.front())) + ": no k-mers");
   spdlog::debug("read {} k-mers of k = {} in {:.1f} s", format_count(file.records), file.k, clock.wall_seconds());
   const HetmerCutoffs cut = choose_cutoffs(a, file.histogram);
   progress.info(cutoffs_text(cut));
@@ -150,7 +174,8 @@ int run_hetmers(HetmersArgs& a) {
   if (!a.stats.empty()) {
     const HetmerRunFacts facts{.k = file.k, .kmers_in_file = file.records, .memory_budget = budget,
                                .threads = a.threads, .smu_path = a.smu_path(), .pairs_path = a.pairs_path()};
-    const nlohmann::json stats = hetmer_stats_json(run_info("hetmers", {a.input}, clock), facts, cut, r, peak);
+    const nlohmann::json stats = hetmer_stats_json(
+        run_info("hetmers", a.reads.empty() ? std::vector<std::string>{a.input} : a.reads, clock), facts, cut, r, peak);
     write_json(a.stats, stats);
     if (a.multiqc()) {
       MultiqcPaths mqc = multiqc_paths(a.stats);
@@ -170,14 +195,17 @@ Action setup_hetmers(CLI::App& sub) {
       "binned, are smudgeplot's input (PREFIX.smu: MINOR<TAB>MAJOR<TAB>PAIRS, for `smudgeplot all PREFIX.smu`). "
       "The input holds canonical k-mers sorted as count writes them (TSV or KFF, plain or gzip). "
       "See docs/hetmers.md.");
-  sub.add_option("counts", a->input, "k-mer counts from count, merge-counts or kmc -okff; - is stdin")->required();
+  sub.add_option("counts", a->input, "k-mer counts from count, merge-counts or kmc -okff; - is stdin");
+  sub.add_option("--reads", a->reads,
+                 "Reads (FASTA/FASTQ, plain or gzip) to count first, every k-mer, instead of a count file (k: -k, "
+                 "default 21)");
   sub.add_option("-o,--output", a->prefix, "Output prefix: writes PREFIX.smu (and PREFIX.pairs.tsv)")->required();
   sub.add_option("-L,--lower", a->lower,
                  "Lowest count searched (default: smudgeplot's choice from the file's histogram, at least 10)");
   sub.add_option("-U,--upper", a->upper,
                  "Highest count searched, or 'quantile' for smudgeplot's older 99.8% rule (default: 1000 - L, "
                  "every pair smudgeplot searches)");
-  sub.add_option("-k", a->k, "The k the file must have (default: the file's)");
+  sub.add_option("-k", a->k, "The k the file must have (default: the file's); with --reads, the k to count (default 21)");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)");
   sub.add_option("-M,--max-memory", a->max_memory, "Memory for the search (K, M, G suffixes)")->capture_default_str();
   sub.add_option("--tmp-dir", a->tmp_dir, "Directory for temporary files (default: $TMPDIR, else /tmp)");

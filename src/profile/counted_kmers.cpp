@@ -73,6 +73,27 @@ CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expecte
   return r;
 }
 
+CountFileKmers count_reads_kmers(CountOptions o, uint64_t max_count, const CountHooks& hooks, size_t histogram_rows) {
+  if (o.k == 0 || o.k > kMaxSmallK)
+    throw std::invalid_argument("hetmers takes k from 1 to " + std::to_string(kMaxSmallK) + ", got " + std::to_string(o.k));
+  o.min_count = 1;
+  o.canonical = true;
+  o.histo_max = std::max<size_t>(histogram_rows, 2) - 2;  // the last row holds the rest
+  CountFileKmers r;
+  r.k = o.k;
+  r.kept = std::make_unique<CountedKmers>(o.tmp_dir);
+  const CountResult c = count_kmers(
+      o,
+      [&](std::string_view kmer, uint64_t count) {
+        ++r.records;
+        if (count <= max_count) r.kept->add(encode_kmer<uint64_t>(kmer), count);
+      },
+      hooks);
+  r.kept->finish();
+  r.histogram = c.histogram;
+  return r;
+}
+
 std::unique_ptr<CountedKmers> select_counts(const CountedKmers& from, uint64_t lower, uint64_t upper) {
   auto out = std::make_unique<CountedKmers>(from.tmp_dir());
   std::vector<CountedKmer> block;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "count/counter.hpp"
 #include "count/spool.hpp"
 #include "seqio/pipeline.hpp"
 
@@ -63,6 +64,12 @@ struct CountFileKmers {
 CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expected, uint64_t max_count,
                                      const std::string& tmp_dir, size_t histogram_rows = size_t{1} << 16,
                                      PipelineProgress* progress = nullptr);
+
+// The same from reads: every k-mer of o.inputs counted exactly
+// (count/counter.hpp, o.min_count 1, canonical, k <= 31) and taken as the
+// file of that count would give them; o's -M and tmp_dir hold.
+CountFileKmers count_reads_kmers(CountOptions o, uint64_t max_count, const CountHooks& hooks,
+                                 size_t histogram_rows = size_t{1} << 16);
 
 // The k-mers of `from` whose count is in [lower, upper], in the same order.
 std::unique_ptr<CountedKmers> select_counts(const CountedKmers& from, uint64_t lower, uint64_t upper);

@@ -100,6 +100,14 @@ gzip -c "$T/d.tsv" > "$T/d.tsv.gz"
 "$KB" hetmers - -o "$T/dz" -q < "$T/d.tsv.gz"
 same "gzip on standard input too" "$T/d.smu" "$T/dz.smu"
 
+# --- straight from reads: every k-mer counted first, as count -c 1 writes them ------
+"$KB" count "$T/d.fq" -k 21 -c 1 -t 2 -q -o "$T/d1.tsv"
+"$KB" hetmers "$T/d1.tsv" -o "$T/d1" -q
+"$KB" hetmers --reads "$T/d.fq" -o "$T/dr" -t 2 -q
+same "hetmers --reads equals hetmers on the reads' count -c 1" "$T/d1.smu" "$T/dr.smu"
+expect_fail "a count file and --reads together are refused" 2 "not both" -- "$KB" hetmers "$T/d1.tsv" --reads "$T/d.fq" -o "$T/no"
+expect_fail "neither is refused" 2 "needs a count file, or reads with --reads" -- "$KB" hetmers -o "$T/no"
+
 # --- the smudge plot (SVG) and its page, rendered by Chromium -----------------------
 "$KB" hetmers "$T/d.tsv" -o "$T/dp" -q --plot "$T/d.svg" --report "$T/d.html"
 same "--plot and --report leave the smu as it is" "$T/d.smu" "$T/dp.smu"
