@@ -46,7 +46,7 @@ struct HetmersArgs {
   bool multiqc() const { return !stats.empty() && stats != "-" && !no_multiqc; }
 };
 
-// -L and -U: given, or chosen from the file's histogram as smudgeplot does.
+// -L and -U: given, or chosen from the k-mers' histogram (the file's, or the reads' count) as smudgeplot does.
 HetmerCutoffs choose_cutoffs(const HetmersArgs& a, const std::vector<uint64_t>& histogram) {
   HetmerCutoffs c;
   c.lower = a.lower ? *a.lower : smudgeplot_lower_cutoff(histogram);
@@ -71,7 +71,7 @@ HetmerCutoffs choose_cutoffs(const HetmersArgs& a, const std::vector<uint64_t>& 
 
 std::string cutoffs_text(const HetmerCutoffs& c) {
   return fmt::format("L = {} ({}), U = {} ({})", c.lower,
-               c.lower_from == "option" ? "-L" : "smudgeplot's cutoff L on the file's histogram", c.upper,
+               c.lower_from == "option" ? "-L" : "smudgeplot's cutoff L on the k-mers' histogram", c.upper,
                c.upper_from == "option"     ? "-U"
                : c.upper_from == "quantile" ? "smudgeplot's cutoff U, the 99.8% quantile"
                                             : "pairs whose counts add up to more than 1000 are not searched");
@@ -201,7 +201,7 @@ Action setup_hetmers(CLI::App& sub) {
                  "default 21)");
   sub.add_option("-o,--output", a->prefix, "Output prefix: writes PREFIX.smu (and PREFIX.pairs.tsv)")->required();
   sub.add_option("-L,--lower", a->lower,
-                 "Lowest count searched (default: smudgeplot's choice from the file's histogram, at least 10)");
+                 "Lowest count searched (default: smudgeplot's choice from the k-mers' histogram, at least 10)");
   sub.add_option("-U,--upper", a->upper,
                  "Highest count searched, or 'quantile' for smudgeplot's older 99.8% rule (default: 1000 - L, "
                  "every pair smudgeplot searches)");
