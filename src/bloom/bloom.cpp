@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <math.h>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -66,9 +67,10 @@ class BlockFprModel {
     const double log_lambda = std::log(lambda);
     // Poisson mass outside [lo, hi] is below 1e-25: ignored.
     double sum = 0;
+    int sign = 0;  // lgamma_r: std::lgamma writes the global signgam, a race between counting threads
     for (size_t j = lo; j <= hi; ++j) {
       const double jd = static_cast<double>(j);
-      sum += std::exp(jd * log_lambda - lambda - std::lgamma(jd + 1.0)) * g_[j];
+      sum += std::exp(jd * log_lambda - lambda - ::lgamma_r(jd + 1.0, &sign)) * g_[j];
     }
     return std::min(1.0, sum);
   }

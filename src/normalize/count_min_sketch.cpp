@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <math.h>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -34,8 +35,9 @@ double CountMinSketch::expected_collision_rate(uint64_t keys, uint64_t blocks) n
   const auto hi = static_cast<unsigned>(lambda + 12 * std::sqrt(lambda) + 30);
   double sum = 0;
   const double empty = 1.0 - 1.0 / kRowWidth;
+  int sign = 0;  // lgamma_r: std::lgamma writes the global signgam, not thread-safe
   for (unsigned j = 1; j <= hi; ++j) {
-    const double lp = -lambda + j * std::log(lambda) - std::lgamma(j + 1.0);
+    const double lp = -lambda + j * std::log(lambda) - ::lgamma_r(j + 1.0, &sign);
     sum += std::exp(lp) * std::pow(1.0 - std::pow(empty, j), kRows);
   }
   return std::min(sum, 1.0);
