@@ -27,10 +27,7 @@ int run_bin(BinArgs& a) {
   a.opt.validate();
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.opt.output}}, a.opt.tmp_dir);
   RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
-  CountHooks hooks;
-  hooks.progress = &progress.counters;
-  hooks.log = [&](const std::string& s) { progress.log(s); };
-  hooks.pass = [&](const std::string& s) { progress.pass(s); };
+  const auto hooks = progress.hooks<CountHooks>(false);
   const BinResult r = write_bins(a.opt, hooks);
   progress.stop();
   if (r.input.kmers == 0)

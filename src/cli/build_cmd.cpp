@@ -26,11 +26,7 @@ int run_build(BuildArgs& a) {
   a.opt.validate();
   check_outputs_first(named_inputs(a.opt.inputs), {{"-o", a.output}}, given_tmp_dir(a.opt));
   RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
-  FilterHooks hooks;
-  hooks.progress = &progress.counters;
-  hooks.log = [&](const std::string& s) { progress.log(s); };
-  hooks.info = [&](const std::string& s) { progress.info(s); };
-  hooks.pass = [&](const std::string& s) { progress.pass(s); };
+  const auto hooks = progress.hooks<FilterHooks>();
   const BuildResult r = build_filter(a.opt, hooks);
   progress.stop();
   const BuildStats& s = r.stats;

@@ -139,6 +139,10 @@ void check_outputs_first(const std::vector<NamedPath>& inputs, const std::vector
   }
 }
 
+int ProgressFlags::force(const std::string& output) const {
+  return output == "-" && ::isatty(STDOUT_FILENO) ? -1 : force();
+}
+
 void add_progress_flags(CLI::App& sub, ProgressFlags& flags) {
   CLI::Option* on =
       sub.add_flag("--progress", flags.on, "Show the progress line on stderr even when it is not a terminal");

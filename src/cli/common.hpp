@@ -111,6 +111,9 @@ void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, 
 struct ProgressFlags {
   bool on = false, off = false;
   int force() const { return on ? 1 : off ? -1 : 0; }
+  // The same for a run that writes `output` as it goes: never a line when
+  // that is standard output on a terminal, where the data would break into it.
+  int force(const std::string& output) const;
 };
 void add_progress_flags(CLI::App& sub, ProgressFlags& flags);
 

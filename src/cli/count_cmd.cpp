@@ -152,11 +152,7 @@ int run_count(CountArgs& a) {
     out->add(kmer, count);
   };
 
-  CountHooks hooks;
-  hooks.progress = &progress.counters;
-  hooks.log = [&](const std::string& s) { progress.log(s); };
-  hooks.info = [&](const std::string& s) { progress.info(s); };
-  hooks.pass = [&](const std::string& s) { progress.pass(s); };
+  const auto hooks = progress.hooks<CountHooks>();
   const CountResult r = count_kmers(a.opt, sink, hooks);
   progress.stop();
   for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);

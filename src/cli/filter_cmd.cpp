@@ -1,7 +1,5 @@
 // kmerbloom filter: options, output files, statistics. The work is
 // filter_reads (normalize/read_filter.hpp).
-#include <unistd.h>
-
 #include <memory>
 #include <optional>
 
@@ -86,14 +84,8 @@ int run_filter(FilterArgs& a) {
   const ReadFilterSink sink = [&](unsigned stream, std::string_view text) {
     (stream == 0 || !out2 ? out1 : *out2).write(text);
   };
-  // Kept reads printed on a terminal (-o -) would break into the line.
-  const bool reads_on_terminal = a.output == "-" && ::isatty(STDOUT_FILENO);
-  RunProgress progress(reads_on_terminal ? -1 : a.progress.force(), o.k, input_bytes_total(o.inputs));
-  ReadFilterHooks hooks;
-  hooks.progress = &progress.counters;
-  hooks.log = [&](const std::string& s) { progress.log(s); };
-  hooks.info = [&](const std::string& s) { progress.info(s); };
-  hooks.pass = [&](const std::string& s) { progress.pass(s); };
+  RunProgress progress(a.progress.force(a.output), o.k, input_bytes_total(o.inputs));
+  const auto hooks = progress.hooks<ReadFilterHooks>();
   const ReadFilterResult r = filter_reads(o, sink, hooks);
   progress.stop();
 

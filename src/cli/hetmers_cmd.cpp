@@ -111,9 +111,7 @@ int run_hetmers(HetmersArgs& a) {
     co.max_memory = budget;
     co.tmp_dir = a.tmp_dir;
     co.validate();
-    CountHooks hooks;
-    hooks.progress = &progress.counters;
-    hooks.log = [&](const std::string& s) { progress.log(s); };
+    auto hooks = progress.hooks<CountHooks>(false);
     hooks.pass = [&](const std::string& s) { progress.pass("counting the reads, " + s); };
     file = count_reads_kmers(co, kMaxPairCoverage - 1, hooks);
   } else {

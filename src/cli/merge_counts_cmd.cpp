@@ -1,8 +1,6 @@
 // kmerbloom merge-counts: gather step of scatter/gather counting. Merges
 // sorted KMER<TAB>COUNT files (count --partition I/N outputs, or counts of
 // chunks of the reads), summing equal k-mers; or adds up histograms.
-#include <unistd.h>
-
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -90,8 +88,7 @@ int run_merge_counts(const MergeCountsArgs& a) {
     return kExitOk;
   }
   const auto out = open_count_writer("tsv", a.output);
-  // k-mers on a terminal (-o -) would break into the line.
-  RunProgress progress(a.output == "-" && ::isatty(STDOUT_FILENO) ? -1 : a.progress.force(), 31, 0);
+  RunProgress progress(a.progress.force(a.output), 31, 0);
   progress.pass("merging the k-mers");
   progress.units("bytes read", input_bytes_total(a.inputs));
   const MergeCountsResult r = merge_count_files(

@@ -139,6 +139,18 @@ class RunProgress {
   void log(const std::string& text);   // at -v
   void info(const std::string& text);  // at the default level
   void stop() { meter_.stop(); }
+  // The library's hooks (CountHooks, FilterHooks, ReadFilterHooks, QvHooks:
+  // progress, log, info, pass) wired to this meter; with_info false leaves
+  // info unset, for commands that keep the library's notes to themselves.
+  template <class Hooks>
+  Hooks hooks(bool with_info = true) {
+    Hooks h;
+    h.progress = &counters;
+    h.log = [this](const std::string& s) { log(s); };
+    if (with_info) h.info = [this](const std::string& s) { info(s); };
+    h.pass = [this](const std::string& s) { pass(s); };
+    return h;
+  }
   const std::vector<std::string>& pass_names() const { return names_; }
 
  private:

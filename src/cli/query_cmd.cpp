@@ -1,7 +1,5 @@
 // kmerbloom query: per read, how many of its k-mers a filter file holds
 // (the contamination screen of BioBloom Tools), or a k-mer list's membership.
-#include <unistd.h>
-
 #include <cstdio>
 #include <memory>
 
@@ -49,9 +47,7 @@ int run_query(QueryArgs& a) {
     });
   } else {
     out.write("read\tkmers\tkmers_present\tfraction\n");
-    // Rows printed on a terminal (-o -) would break into the line.
-    const bool rows_on_terminal = a.output == "-" && ::isatty(STDOUT_FILENO);
-    RunProgress progress(rows_on_terminal ? -1 : a.progress.force(), f.meta.k, input_bytes_total(a.opt.inputs));
+    RunProgress progress(a.progress.force(a.output), f.meta.k, input_bytes_total(a.opt.inputs));
     progress.pass("screening the reads");
     FilterHooks hooks;
     hooks.progress = &progress.counters;

@@ -45,20 +45,13 @@ nlohmann::json multiqc_qv(const std::string& sample, const nlohmann::json& figur
   nlohmann::json row = nlohmann::json::object();
   for (const char* key : {"qv", "error_rate", "completeness_percent"})
     if (figures[key].is_number()) row[key] = figures[key];
-  const nlohmann::json pconfig = nlohmann::json::array(
-      {{{"qv", {{"title", "QV"}, {"description", "consensus quality from read k-mers (Merqury's QV)"},
-                {"format", "{:,.1f}"}}}},
-       {{"error_rate", {{"title", "Error rate"}, {"description", "base error rate implied by the QV"},
-                        {"format", "{:.2e}"}}}},
-       {{"completeness_percent", {{"title", "% k-mer completeness"},
-                                  {"description", "share of the reads' solid k-mers found in the assembly"},
-                                  {"format", "{:,.2f}"}}}}});
-  return {{"id", "kmerbloom_qv"},
-          {"section_name", "kmerbloom qv"},
-          {"description", "assembly QV and k-mer completeness from kmerbloom qv"},
-          {"plot_type", "generalstats"},
-          {"pconfig", pconfig},
-          {"data", {{sample, row}}}};
+  return multiqc_general_stats_section(
+      "kmerbloom_qv", "kmerbloom qv", "assembly QV and k-mer completeness from kmerbloom qv",
+      {{"qv", "QV", "consensus quality from read k-mers (Merqury's QV)", "{:,.1f}"},
+       {"error_rate", "Error rate", "base error rate implied by the QV", "{:.2e}"},
+       {"completeness_percent", "% k-mer completeness", "share of the reads' solid k-mers found in the assembly",
+        "{:,.2f}"}},
+      sample, row);
 }
 
 int run_qv(QvArgs& a) {
@@ -82,11 +75,7 @@ int run_qv(QvArgs& a) {
 
   // k only estimates k-mers per second from bases: the read counts tell it later.
   RunProgress progress(a.progress.force(), a.opt.k ? a.opt.k : 31, input_bytes_total({a.opt.assembly}));
-  QvHooks hooks;
-  hooks.progress = &progress.counters;
-  hooks.log = [&](const std::string& s) { progress.log(s); };
-  hooks.info = [&](const std::string& s) { progress.info(s); };
-  hooks.pass = [&](const std::string& s) { progress.pass(s); };
+  const auto hooks = progress.hooks<QvHooks>();
   const QvResult r = assess_assembly(a.opt, hooks);
   progress.stop();
   const std::vector<std::string> warnings = qv_warnings(a, r);

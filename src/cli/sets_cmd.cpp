@@ -1,7 +1,5 @@
 // kmerbloom sets: union, intersection, difference and counter subtraction of
 // sorted k-mer count files, as one streaming merge (profile/set_ops.hpp).
-#include <unistd.h>
-
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -77,8 +75,7 @@ int run_sets(SetsArgs& a) {
                                       .canonical = !a.no_canonical,
                                       .min_count = a.opt.presence ? 1 : a.opt.min_count,
                                       .max_count = a.opt.presence ? 1 : a.opt.max_count});
-  // k-mers on a terminal (-o -) would break into the line.
-  RunProgress progress(a.output == "-" && ::isatty(STDOUT_FILENO) ? -1 : a.progress.force(), op.k() ? op.k() : 31, 0);
+  RunProgress progress(a.progress.force(a.output), op.k() ? op.k() : 31, 0);
   progress.pass(a.op + ": merging the inputs");
   progress.units("bytes read", input_bytes_total(a.inputs));
   const SetOpResult r =

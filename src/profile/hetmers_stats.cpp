@@ -1,5 +1,7 @@
 #include "profile/hetmers_stats.hpp"
 
+#include "report/report.hpp"
+
 namespace kmerbloom {
 
 using json = nlohmann::json;
@@ -51,20 +53,15 @@ json hetmer_multiqc_json(const std::string& sample, const json& stats) {
     row["coverage_sum"] = peak["coverage_sum"];
   }
   if (peak["ploidy"].is_number()) row["ploidy"] = peak["ploidy"];
-  const json pconfig = json::array({
-      {{"unique_pairs", {{"title", "Het-mer pairs"}, {"description", "unique k-mer pairs at one base"}, {"format", "{:,.0f}"}}}},
-      {{"lower", {{"title", "L"}, {"description", "lowest count searched"}, {"format", "{:,.0f}"}}}},
-      {{"upper", {{"title", "U"}, {"description", "highest count searched"}, {"format", "{:,.0f}"}}}},
-      {{"minor_share", {{"title", "Minor share"}, {"description", "B / (A + B) at the densest smudge"}, {"format", "{:,.3f}"}}}},
-      {{"coverage_sum", {{"title", "A + B"}, {"description", "coverage sum at the densest smudge"}, {"format", "{:,.1f}"}}}},
-      {{"ploidy", {{"title", "Ploidy"}, {"description", "ploidy the densest smudge suggests (AB 2, AAB 3, AAAB 4)"}, {"format", "{:,.0f}"}}}},
-  });
-  return {{"id", "kmerbloom_hetmers"},
-          {"section_name", "kmerbloom hetmers"},
-          {"description", "het-mer pairs (smudgeplot's input) from kmerbloom hetmers"},
-          {"plot_type", "generalstats"},
-          {"pconfig", pconfig},
-          {"data", {{sample, row}}}};
+  return multiqc_general_stats_section(
+      "kmerbloom_hetmers", "kmerbloom hetmers", "het-mer pairs (smudgeplot's input) from kmerbloom hetmers",
+      {{"unique_pairs", "Het-mer pairs", "unique k-mer pairs at one base", "{:,.0f}"},
+       {"lower", "L", "lowest count searched", "{:,.0f}"},
+       {"upper", "U", "highest count searched", "{:,.0f}"},
+       {"minor_share", "Minor share", "B / (A + B) at the densest smudge", "{:,.3f}"},
+       {"coverage_sum", "A + B", "coverage sum at the densest smudge", "{:,.1f}"},
+       {"ploidy", "Ploidy", "ploidy the densest smudge suggests (AB 2, AAB 3, AAAB 4)", "{:,.0f}"}},
+      sample, row);
 }
 
 }  // namespace kmerbloom

@@ -1,5 +1,7 @@
 #include "profile/set_stats.hpp"
 
+#include "report/report.hpp"
+
 namespace kmerbloom {
 
 using json = nlohmann::json;
@@ -47,18 +49,12 @@ json set_multiqc_general_stats(const std::string& sample, const json& stats) {
   json row = json::object();
   for (const char* key : {"kmers_in", "kmers_out"})
     if (stats.contains(key)) row[key] = stats[key];
-  const json pconfig = json::array(
-      {{{"kmers_in", {{"title", "k-mers in"}, {"description", "k-mers read from every input"}, {"format", "{:,.0f}"}}}},
-       {{"kmers_out",
-         {{"title", "k-mers out"},
-          {"description", "k-mers of the result (" + stats.value("operation", std::string("sets")) + ")"},
-          {"format", "{:,.0f}"}}}}});
-  return {{"id", "kmerbloom_sets"},
-          {"section_name", "kmerbloom sets"},
-          {"description", "k-mer set operations of kmerbloom sets"},
-          {"plot_type", "generalstats"},
-          {"pconfig", pconfig},
-          {"data", {{sample, row}}}};
+  return multiqc_general_stats_section(
+      "kmerbloom_sets", "kmerbloom sets", "k-mer set operations of kmerbloom sets",
+      {{"kmers_in", "k-mers in", "k-mers read from every input", "{:,.0f}"},
+       {"kmers_out", "k-mers out",
+        "k-mers of the result (" + stats.value("operation", std::string("sets")) + ")", "{:,.0f}"}},
+      sample, row);
 }
 
 }  // namespace kmerbloom

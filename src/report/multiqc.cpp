@@ -63,23 +63,25 @@ MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& his
   return p;
 }
 
+nlohmann::json multiqc_general_stats_section(const std::string& id, const std::string& section,
+                                             const std::string& description,
+                                             const std::vector<MultiqcColumn>& columns, const std::string& sample,
+                                             const nlohmann::json& row) {
+  nlohmann::json pconfig = nlohmann::json::array();
+  for (const MultiqcColumn& c : columns) {
+    nlohmann::json col = {{"title", c.title}, {"description", c.description}};
+    if (c.format) col["format"] = c.format;
+    pconfig.push_back({{c.key, col}});
+  }
+  return {{"id", id},
+          {"section_name", section},
+          {"description", description},
+          {"plot_type", "generalstats"},
+          {"pconfig", pconfig},
+          {"data", {{sample, row}}}};
+}
+
 nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::json& stats) {
-  // (stats key, column title, description, number format)
-  struct Column {
-    const char* key;
-    const char* title;
-    const char* description;
-    const char* format;
-  };
-  static const Column columns[] = {
-      {"reads", "Reads", "reads read", "{:,.0f}"},
-      {"kmers_distinct", "Distinct k-mers", "distinct k-mers (F0)", "{:,.0f}"},
-      {"kmers_solid", "Solid k-mers", "k-mers reported (seen at least --min-count times)", "{:,.0f}"},
-      {"genome_size", "Genome size", "genome size estimated from the k-mer spectrum, bases", "{:,.0f}"},
-      {"peak_coverage", "k-mer coverage", "coverage at the main peak of the k-mer spectrum", "{:,.1f}"},
-      {"error_share", "% error k-mers", "share of distinct k-mers below the error trough", "{:,.1f}"},
-      {"spectrum", "Spectrum", "reliable, or not reliable for a genome size (the statistics say why)", nullptr},
-  };
   const nlohmann::json spectrum = stats.value("spectrum", nlohmann::json::object());
   nlohmann::json row = nlohmann::json::object();
   for (const char* key : {"reads", "kmers_distinct", "kmers_solid"})
@@ -92,18 +94,16 @@ nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::
     row["spectrum"] = spectrum.value("reliable", false) ? "reliable" : "not reliable";
   if (spectrum.value("error_trough", nlohmann::json()).is_number() && spectrum.contains("error_kmers_distinct_share"))
     row["error_share"] = 100.0 * spectrum["error_kmers_distinct_share"].get<double>();
-  nlohmann::json pconfig = nlohmann::json::array();
-  for (const Column& c : columns) {
-    nlohmann::json col = {{"title", c.title}, {"description", c.description}};
-    if (c.format) col["format"] = c.format;
-    pconfig.push_back({{c.key, col}});
-  }
-  return {{"id", "kmerbloom"},
-          {"section_name", "kmerbloom"},
-          {"description", "k-mer counts and spectrum from kmerbloom count"},
-          {"plot_type", "generalstats"},
-          {"pconfig", pconfig},
-          {"data", {{sample, row}}}};
+  return multiqc_general_stats_section(
+      "kmerbloom", "kmerbloom", "k-mer counts and spectrum from kmerbloom count",
+      {{"reads", "Reads", "reads read", "{:,.0f}"},
+       {"kmers_distinct", "Distinct k-mers", "distinct k-mers (F0)", "{:,.0f}"},
+       {"kmers_solid", "Solid k-mers", "k-mers reported (seen at least --min-count times)", "{:,.0f}"},
+       {"genome_size", "Genome size", "genome size estimated from the k-mer spectrum, bases", "{:,.0f}"},
+       {"peak_coverage", "k-mer coverage", "coverage at the main peak of the k-mer spectrum", "{:,.1f}"},
+       {"error_share", "% error k-mers", "share of distinct k-mers below the error trough", "{:,.1f}"},
+       {"spectrum", "Spectrum", "reliable, or not reliable for a genome size (the statistics say why)", nullptr}},
+      sample, row);
 }
 
 nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json& stats,

@@ -61,6 +61,19 @@ void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>
 // line plot of the spectrum (rows 1 to max(200, 3 x peak), the overflow row
 // left out). Files of several samples with the same id join in one section.
 nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::json& stats);
+// One MultiQC General Statistics section of custom content: `id`, its
+// section name and description, the columns in order (format nullptr: a text
+// column), one row of `sample`. Every subcommand's *_mqc.json is made here.
+struct MultiqcColumn {
+  const char* key;
+  const char* title;
+  std::string description;
+  const char* format;  // e.g. "{:,.0f}"
+};
+nlohmann::json multiqc_general_stats_section(const std::string& id, const std::string& section,
+                                             const std::string& description,
+                                             const std::vector<MultiqcColumn>& columns, const std::string& sample,
+                                             const nlohmann::json& row);
 nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json& stats,
                                 const std::vector<uint64_t>& histogram);
 // Where `count --stats S.stats.json` puts them: S.stats_mqc.json and
