@@ -17,12 +17,6 @@ constexpr double kWidth = kLeft + kPlotW + 140, kHeight = kTop + kPlotH + 60;
 constexpr const char* kColours[kCopyRows] = {"#7f7f7f", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"};
 constexpr const char* kNames[kCopyRows] = {"read-only", "1", "2", "3", "4", ">4"};
 
-std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, f, a, b, c, d);
-  return buf;
-}
-
 // A round step of about a sixth of v: 1, 2 or 5 times a power of ten.
 double tick_step(double v) {
   const double raw = std::max(v / 6, 1.0), p = std::pow(10, std::floor(std::log10(raw)));
@@ -51,25 +45,25 @@ std::string spectra_cn_svg(const QvResult& r) {
   const auto px = [&](double x) { return kLeft + kPlotW * (x - 1) / (xtop - 1); };
   const auto py = [&](double y) { return kTop + kPlotH * (1 - std::min(y, ytop) / ytop); };
 
-  std::string svg = fmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+  std::string svg = strf("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                         "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
                         kWidth, kHeight, kWidth, kHeight);
   svg += "<title>copy-number spectrum: read k-mers by their count, by their copies in the assembly</title>\n";
-  svg += fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fbfbfd\" stroke=\"#999\"/>\n", kLeft,
+  svg += strf("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fbfbfd\" stroke=\"#999\"/>\n", kLeft,
              kTop, kPlotW, kPlotH);
   const double xs = tick_step(xtop), ys = tick_step(ytop);
   for (double x = xs; x <= xtop; x += xs)
-    svg += fmt("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f</text>\n", px(x), kTop + kPlotH + 16, x);
+    svg += strf("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f</text>\n", px(x), kTop + kPlotH + 16, x);
   for (double y = 0; y <= ytop; y += ys)
-    svg += fmt("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", kLeft - 6, py(y) + 4) +
+    svg += strf("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", kLeft - 6, py(y) + 4) +
            format_quantity(y) + "</text>\n";
-  svg += fmt("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">k-mer count in the reads</text>\n",
+  svg += strf("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">k-mer count in the reads</text>\n",
              kLeft + kPlotW / 2, kTop + kPlotH + 38);
-  svg += fmt("<text x=\"16\" y=\"%.0f\" transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">distinct "
+  svg += strf("<text x=\"16\" y=\"%.0f\" transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">distinct "
              "k-mers</text>\n",
              kTop + kPlotH / 2, kTop + kPlotH / 2);
   if (r.solid_threshold >= 1 && r.solid_threshold < xmax)
-    svg += fmt("<line class=\"solid\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#444\" "
+    svg += strf("<line class=\"solid\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#444\" "
                "stroke-dasharray=\"4 3\"/>\n",
                px(static_cast<double>(r.solid_threshold) + 0.5), kTop, px(static_cast<double>(r.solid_threshold) + 0.5),
                kTop + kPlotH);
@@ -79,13 +73,13 @@ std::string spectra_cn_svg(const QvResult& r) {
     for (const auto& [x, n] : rows[c])
       if (x <= xmax) y[x] = n;
     std::string points;
-    for (uint64_t x = 1; x <= xmax; ++x) points += fmt("%.1f,%.1f ", px(static_cast<double>(x)), py(static_cast<double>(y[x])));
+    for (uint64_t x = 1; x <= xmax; ++x) points += strf("%.1f,%.1f ", px(static_cast<double>(x)), py(static_cast<double>(y[x])));
     svg += std::string("<polyline class=\"cn\" fill=\"none\" stroke-width=\"2\" stroke=\"") + kColours[c] +
            "\" points=\"" + points + "\"><title>" + kNames[c] + (c == 0 ? "" : c == 5 ? " copies" : c == 1 ? " copy" : " copies") +
            "</title></polyline>\n";
-    svg += fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"4\" fill=\"", kLeft + kPlotW + 14, kTop + 12 + 18 * c) +
+    svg += strf("<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"4\" fill=\"", kLeft + kPlotW + 14, kTop + 12 + 18 * c) +
            kColours[c] + "\"/>" +
-           fmt("<text x=\"%.0f\" y=\"%.0f\">", kLeft + kPlotW + 34, kTop + 18 + 18 * c) +
+           strf("<text x=\"%.0f\" y=\"%.0f\">", kLeft + kPlotW + 34, kTop + 18 + 18 * c) +
            (c == 0 ? std::string("read-only") : std::string(kNames[c]) + (c == 1 ? " copy" : " copies")) + "</text>\n";
   }
   svg += "</svg>\n";
@@ -94,24 +88,16 @@ std::string spectra_cn_svg(const QvResult& r) {
 
 std::string qv_report_html(const std::string& assembly, const QvResult& r) {
   const double error = r.asm_kmers ? kmer_error_rate(r.missing, r.asm_kmers, r.k) : 0;
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kmerbloom qv: " +
-                  html_escape(assembly) +
-                  "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
-                  "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}"
-                  "td.n{text-align:right}</style></head><body>\n<h1>Assembly quality: " +
-                  html_escape(assembly) + "</h1>\n<table>\n";
-  const auto row = [&](const std::string& k, const std::string& v) {
-    h += "<tr><th>" + k + "</th><td class=\"n\">" + html_escape(v) + "</td></tr>\n";
-  };
-  row("QV", r.missing ? fmt("%.2f", phred_qv(error)) : "no k-mer missing");
-  row("Error rate (per base)", fmt("%.3g", error));
-  row("Assembly k-mers absent from the reads", format_count(r.missing) + " of " + format_count(r.asm_kmers));
-  row("Completeness (solid read k-mers in the assembly)",
-      r.solid_distinct ? fmt("%.3f%%", 100.0 * static_cast<double>(r.solid_in_asm) / static_cast<double>(r.solid_distinct))
-                       : std::string("no solid k-mer"));
-  row("Solid: read count above", std::to_string(r.solid_threshold));
-  h += "</table>\n" + spectra_cn_svg(r) + "</body></html>\n";
-  return h;
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"QV", r.missing ? strf("%.2f", phred_qv(error)) : "no k-mer missing"},
+      {"Error rate (per base)", strf("%.3g", error)},
+      {"Assembly k-mers absent from the reads", format_count(r.missing) + " of " + format_count(r.asm_kmers)},
+      {"Completeness (solid read k-mers in the assembly)",
+       r.solid_distinct
+           ? strf("%.3f%%", 100.0 * static_cast<double>(r.solid_in_asm) / static_cast<double>(r.solid_distinct))
+           : std::string("no solid k-mer")},
+      {"Solid: read count above", std::to_string(r.solid_threshold)}};
+  return figure_page("kmerbloom qv: " + assembly, "Assembly quality: " + assembly, rows, spectra_cn_svg(r));
 }
 
 }  // namespace kmerbloom

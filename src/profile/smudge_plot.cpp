@@ -15,12 +15,6 @@ constexpr int kCols = 50, kRows = 40;                  // cells: shares 0.01 wid
 constexpr double kLeft = 70, kTop = 40, kCell = 10;    // pixels
 constexpr double kWidth = kLeft + kCols * kCell + 170, kHeight = kTop + kRows * kCell + 60;
 
-std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, f, a, b, c, d);
-  return buf;
-}
-
 // Dark blue (few pairs) to yellow (many), as smudgeplot's palette runs.
 std::string colour(double t) {
   static const double stops[][3] = {{49, 54, 149}, {69, 117, 180}, {116, 173, 209}, {171, 217, 233},
@@ -61,58 +55,58 @@ std::string smudge_svg(const SmudgeGrid& grid, const SmudgePeak& peak, uint64_t 
         const int r = std::clamp(static_cast<int>(up * kRows), 0, kRows - 1);
         most = std::max(most, cells[r * kCols + c] += n);
       }
-  std::string svg = fmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+  std::string svg = strf("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                         "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
                         kWidth, kHeight, kWidth, kHeight);
   svg += "<title>smudge plot: coverage sum of het-mer pairs against the minor count's share</title>\n";
-  svg += fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f8\" stroke=\"#999\"/>\n", kLeft,
+  svg += strf("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f8\" stroke=\"#999\"/>\n", kLeft,
              kTop, kCols * kCell, kRows * kCell);
   for (int r = 0; r < kRows; ++r)
     for (int c = 0; c < kCols; ++c)
       if (const uint64_t n = cells[r * kCols + c]) {
         const double t = most > 1 ? std::log(static_cast<double>(n)) / std::log(static_cast<double>(most)) : 1.0;
-        svg += "<rect class=\"cell\" x=\"" + fmt("%.0f", kLeft + c * kCell) + "\" y=\"" +
-               fmt("%.0f", kTop + (kRows - 1 - r) * kCell) + "\" width=\"10\" height=\"10\" fill=\"" + colour(t) +
+        svg += "<rect class=\"cell\" x=\"" + strf("%.0f", kLeft + c * kCell) + "\" y=\"" +
+               strf("%.0f", kTop + (kRows - 1 - r) * kCell) + "\" width=\"10\" height=\"10\" fill=\"" + colour(t) +
                "\"><title>" + format_count(n) + " pairs</title></rect>\n";
       }
   // The shares of the structures: 1/2 AB, 1/3 AAB, 1/4 AAAB, 1/5 AAAAB.
   const char* names[] = {"AB", "AAB", "AAAB", "AAAAB"};
   for (int d = 2; d <= 5; ++d) {
     const double x = Axes::x(1.0 / d);
-    svg += fmt("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#666\" stroke-dasharray=\"3 3\"/>\n", x,
+    svg += strf("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#666\" stroke-dasharray=\"3 3\"/>\n", x,
                kTop, x, kTop + kRows * kCell);
-    svg += fmt("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#444\">", x, kTop - 6) + names[d - 2] +
+    svg += strf("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#444\">", x, kTop - 6) + names[d - 2] +
            "</text>\n";
   }
   // Axes: shares across, sums up (powers of ten and their doubles).
   for (int i = 0; i <= 5; ++i)
-    svg += fmt("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.1f</text>\n", Axes::x(i * 0.1),
+    svg += strf("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.1f</text>\n", Axes::x(i * 0.1),
                kTop + kRows * kCell + 16, i * 0.1);
-  svg += fmt("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">minor count / coverage sum</text>\n",
+  svg += strf("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">minor count / coverage sum</text>\n",
              kLeft + kCols * kCell / 2, kTop + kRows * kCell + 36);
   for (double v = 1; v <= 1000; v *= 10)
     for (const double m : {1.0, 2.0, 5.0}) {
       const double sum = v * m;
       if (std::log10(sum) < ax.lo || std::log10(sum) > ax.hi) continue;
-      svg += fmt("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", kLeft - 6, ax.y(sum) + 4, sum);
+      svg += strf("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", kLeft - 6, ax.y(sum) + 4, sum);
     }
-  svg += fmt("<text x=\"16\" y=\"%.0f\" transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">coverage sum "
+  svg += strf("<text x=\"16\" y=\"%.0f\" transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">coverage sum "
              "(log)</text>\n",
              kTop + kRows * kCell / 2, kTop + kRows * kCell / 2);
   if (peak.found && std::isfinite(peak.sum) && peak.sum > 0) {
     const double x = Axes::x(peak.minor_share), y = ax.y(peak.sum);
-    svg += fmt("<circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>\n",
+    svg += strf("<circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>\n",
                x, y);
     const std::string label =
-        peak.ploidy ? peak.structure + ": ploidy " + std::to_string(peak.ploidy) + fmt(", 1n %.1fx", peak.haploid_coverage)
+        peak.ploidy ? peak.structure + ": ploidy " + std::to_string(peak.ploidy) + strf(", 1n %.1fx", peak.haploid_coverage)
                     : std::string("no ploidy said");
-    svg += fmt("<text class=\"verdict\" x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">", kLeft + kCols * kCell + 12,
+    svg += strf("<text class=\"verdict\" x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">", kLeft + kCols * kCell + 12,
                kTop + 14) +
            html_escape(label) + "</text>\n";
-    svg += fmt("<text x=\"%.0f\" y=\"%.0f\">share %.3f, sum %.1f</text>\n", kLeft + kCols * kCell + 12, kTop + 32,
+    svg += strf("<text x=\"%.0f\" y=\"%.0f\">share %.3f, sum %.1f</text>\n", kLeft + kCols * kCell + 12, kTop + 32,
                peak.minor_share, peak.sum);
   } else {
-    svg += fmt("<text class=\"verdict\" x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">no pairs</text>\n",
+    svg += strf("<text class=\"verdict\" x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">no pairs</text>\n",
                kLeft + kCols * kCell + 12, kTop + 14);
   }
   svg += "</svg>\n";
@@ -121,25 +115,16 @@ std::string smudge_svg(const SmudgeGrid& grid, const SmudgePeak& peak, uint64_t 
 
 std::string smudge_report_html(const std::string& sample, const SmudgeGrid& grid, const SmudgePeak& peak,
                                uint64_t lower, uint64_t upper, uint64_t unique_pairs) {
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kmerbloom hetmers: " +
-                  html_escape(sample) +
-                  "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
-                  "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}"
-                  "td.n{text-align:right}</style></head><body>\n<h1>Het-mer pairs: " +
-                  html_escape(sample) + "</h1>\n<table>\n";
-  const auto row = [&](const std::string& k, const std::string& v) {
-    h += "<tr><th>" + k + "</th><td class=\"n\">" + html_escape(v) + "</td></tr>\n";
-  };
-  row("Counts searched", std::to_string(lower) + " to " + std::to_string(upper));
-  row("Unique pairs (with their reverse complements)", format_count(unique_pairs));
-  row("k-mers in unique pairs", fmt("%.2f%%", 100 * peak.pair_kmer_share));
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Counts searched", std::to_string(lower) + " to " + std::to_string(upper)},
+      {"Unique pairs (with their reverse complements)", format_count(unique_pairs)},
+      {"k-mers in unique pairs", strf("%.2f%%", 100 * peak.pair_kmer_share)}};
   if (peak.found && std::isfinite(peak.sum))
-    row("Densest smudge", fmt("minor share %.3f at coverage sum %.1f", peak.minor_share, peak.sum));
-  row("Suggests", peak.ploidy ? peak.structure + ", ploidy " + std::to_string(peak.ploidy) +
-                                    fmt(", 1n coverage %.1f", peak.haploid_coverage)
-                              : "no ploidy: " + peak.note);
-  h += "</table>\n" + smudge_svg(grid, peak, lower) + "</body></html>\n";
-  return h;
+    rows.emplace_back("Densest smudge", strf("minor share %.3f at coverage sum %.1f", peak.minor_share, peak.sum));
+  rows.emplace_back("Suggests", peak.ploidy ? peak.structure + ", ploidy " + std::to_string(peak.ploidy) +
+                                                  strf(", 1n coverage %.1f", peak.haploid_coverage)
+                                            : "no ploidy: " + peak.note);
+  return figure_page("kmerbloom hetmers: " + sample, "Het-mer pairs: " + sample, rows, smudge_svg(grid, peak, lower));
 }
 
 }  // namespace kmerbloom

@@ -9,11 +9,6 @@
 #include "formats/output.hpp"
 
 namespace kmerbloom {
-namespace {
-
-using nlohmann::json;
-
-std::string strf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string strf(const char* format, ...) {
   char buf[512];
   va_list ap;
@@ -22,6 +17,22 @@ std::string strf(const char* format, ...) {
   va_end(ap);
   return n < 0 ? std::string() : std::string(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
 }
+
+std::string figure_page(const std::string& title, const std::string& heading,
+                        const std::vector<std::pair<std::string, std::string>>& rows, const std::string& svg) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
+                  "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
+                  "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}"
+                  "td.n{text-align:right}</style></head><body>\n<h1>" +
+                  html_escape(heading) + "</h1>\n<table>\n";
+  for (const auto& [key, value] : rows) h += "<tr><th>" + key + "</th><td class=\"n\">" + html_escape(value) + "</td></tr>\n";
+  return h + "</table>\n" + svg + "</body></html>\n";
+}
+
+namespace {
+
+using nlohmann::json;
+
 
 std::string percent(double share) { return strf(share < 0.001 && share > 0 ? "%.3f%%" : "%.1f%%", 100 * share); }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -95,5 +96,13 @@ std::string sample_of_inputs(const std::vector<std::string>& inputs);
 
 // Escapes & < > " ' for HTML and XML text and attributes.
 std::string html_escape(const std::string& text);
+
+// printf into a string (at most 511 bytes), for the SVG and HTML writers.
+std::string strf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// A self-contained page of one figure: `heading`, a table of (name, value)
+// rows (names are HTML already, values are escaped), then `svg`.
+std::string figure_page(const std::string& title, const std::string& heading,
+                        const std::vector<std::pair<std::string, std::string>>& rows, const std::string& svg);
 
 }  // namespace kmerbloom
