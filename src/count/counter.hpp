@@ -46,6 +46,9 @@ struct CountOptions : ReadSetOptions {
   uint32_t partitions = 1;
   // Testing: temporary files count as a full disk past this many bytes.
   uint64_t tmp_disk_limit = ~uint64_t{0};
+  // Testing and tuning: the L2 cache bytes a counting thread has, which the
+  // partitions are sized for; 0: the machine's (common/machine.hpp).
+  uint64_t cache_bytes = 0;
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a
@@ -101,6 +104,10 @@ struct PartitionReport {
   uint32_t max_index = 0;       // which one
   uint64_t max_table_keys = 0;  // its table keys
   uint64_t max_bloom_capacity = 0;  // its first Bloom layer's capacity
+  uint64_t cache_bytes = 0;     // L2 bytes a thread, the partitions were sized for
+  std::string cache_source;     // where that figure came from (common/machine.hpp)
+  uint32_t split = 0;           // partitions counted in more than one sweep (outgrew the cache)
+  uint32_t max_sweeps = 1;      // sweeps of the most split one
 };
 
 // Where the partitions' data waited between the passes.

@@ -23,6 +23,7 @@
 #include "count/partition_count.hpp"
 #include "count/scatter.hpp"
 #include "common/format.hpp"
+#include "common/machine.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -57,6 +58,8 @@ class Engine {
     } else if (!o_.has_stream_input()) {
       est.input_bytes = input_bytes_total(o_.inputs);
     }
+    est.cache_bytes = o_.cache_bytes ? o_.cache_bytes : machine_caches().l2_per_thread();
+    est.available_memory = available_memory();
     plan_ = plan_count(o_, est);
     SpoolOptions so;
     so.dir = plan_.tmp_dir;
@@ -65,9 +68,9 @@ class Engine {
     so.disk_limit = o_.tmp_disk_limit;
     Spool spool(so);
     PartitionStore store(plan_.partitions, spool);
-    log("plan: " + std::to_string(plan_.partitions) + " partitions, minimizers of " +
-        std::to_string(plan_.minimizer) + " bases, " + format_megabytes(plan_.spool_memory) + " of spool memory, then " +
-        spool.dir());
+    log("plan: " + std::to_string(plan_.partitions) + " partitions for " + format_megabytes(plan_.cache_bytes) +
+        " of L2 cache a thread (" + cache_source() + "), minimizers of " + std::to_string(plan_.minimizer) +
+        " bases, " + format_megabytes(plan_.spool_memory) + " of spool memory, then " + spool.dir());
 
     auto t0 = Clock::now();
     if (files_.empty()) {
@@ -191,6 +194,7 @@ class Engine {
         table_ratio_ = static_cast<double>(keys) / static_cast<double>(pilot_kmers);
       }
     }
+    measured_ = true;
     sizing(r, total, pilot, pilot_kmers);
     std::atomic<uint32_t> next{pilot};
     std::atomic<bool> failed{false};
@@ -237,10 +241,22 @@ class Engine {
       for (size_t i = 0; i < files_.size(); ++i) files_[i].append_bin(bins_[p], i, part);
     }
     solid.clear();
-    outcomes_[p] = counter.count(part, size_partition(kmers_[p], distinct_ratio_, table_ratio_), solid);
+    uint32_t sweeps = 1;
+    const PartitionSizing size = sizing_of(p, sweeps);
+    outcomes_[p] = counter.count(part, size, sweeps, solid);
     outcomes_[p].solid = solid.size();
+    outcomes_[p].sweeps = sweeps;
     write_run(store.spool(), p, solid);
     units_done(kmers_[p]);
+  }
+
+  std::string cache_source() const { return o_.cache_bytes ? "CountOptions" : machine_caches().source; }
+
+  // Partition p's sweeps (1 for the pilot, whose ratios are not measured
+  // yet) and the filter and table sizing of each.
+  PartitionSizing sizing_of(uint32_t p, uint32_t& sweeps) const {
+    sweeps = measured_ ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
+    return size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
   }
 
   // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
@@ -272,9 +288,10 @@ class Engine {
     z.planned_bytes = plan_.read_buffers + plan_.write_buffers + plan_.working_bytes + plan_.merge_buffers +
                       plan_.spool_memory;
     for (uint32_t p = 0; p < plan_.partitions; ++p) {
-      const PartitionSizing s = size_partition(kmers_[p], distinct_ratio_, table_ratio_);
-      z.bloom_capacity += plan_.gated ? s.bloom_capacity : 0;
-      z.table_keys += s.table_keys;
+      uint32_t sweeps = 1;
+      const PartitionSizing s = sizing_of(p, sweeps);
+      z.bloom_capacity += plan_.gated ? s.bloom_capacity * sweeps : 0;
+      z.table_keys += s.table_keys * sweeps;
     }
     log("sizing: " + std::to_string(pilot) + " pilot partitions, " + std::to_string(std::llround(z.distinct)) +
         " distinct k-mers expected");
@@ -332,6 +349,7 @@ class Engine {
   std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
   std::vector<ThreadTotals> totals_;
   double distinct_ratio_ = 1, table_ratio_ = 1;
+  bool measured_ = false;  // the ratios are the pilot's (or --expected's)
 };
 
 // Sums in partition order (floating point too), histogram, statistics.
@@ -368,6 +386,8 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
   PartitionReport& pr = r.partitions;
   pr.count = plan_.partitions;
   pr.minimizer = plan_.minimizer;
+  pr.cache_bytes = plan_.cache_bytes;
+  pr.cache_source = cache_source();
   for (uint32_t p = 0; p < plan_.partitions; ++p) {
     const PartitionOutcome& po = outcomes_[p];
     r.input.kmers += po.kmers;
@@ -376,6 +396,8 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
     f0 += po.f0;
     b.expected_leaked += po.leaked;
     counted += po.distinct;
+    pr.split += po.sweeps > 1;
+    pr.max_sweeps = std::max(pr.max_sweeps, po.sweeps);
     if (po.kmers > pr.max_kmers || p == 0) {
       pr.max_kmers = po.kmers;
       pr.max_index = p;

@@ -33,7 +33,8 @@ struct PartitionOutcome {
   double leaked = 0;      // one pass: expected singletons leaked
   size_t layers = 0;      // of the filter
   uint64_t table_keys = 0;
-  uint64_t bloom_capacity = 0;  // the first layer's
+  uint64_t bloom_capacity = 0;  // the first layer's (summed over the sweeps)
+  uint32_t sweeps = 1;          // sweep_of ranges it was counted in
 };
 
 // Sums over the partitions one thread counted (integers: any order).
@@ -87,6 +88,13 @@ class ChainRate {
   double pass_before_ = 1;
 };
 
+// The sweep (0..sweeps-1) of a k-mer hash: a mix of all its bits, apart from
+// the top bits that place it in the table and filter and from partition_of.
+inline uint32_t sweep_of(uint64_t h, uint32_t sweeps) {
+  const uint64_t x = (h ^ (h >> 32)) * 0xd6e8feb86659fd93ULL;
+  return static_cast<uint32_t>(((x >> 32) * sweeps) >> 32);
+}
+
 template <class W>
 class PartitionCounter {
  public:
@@ -95,15 +103,31 @@ class PartitionCounter {
     if (t_.histogram.empty()) t_.histogram.assign(o.histo_max + 2, 0);
   }
 
-  // Counts `part`; appends its reported k-mers, sorted, with their table
-  // counts (one pass: one less than reported) to `solid`.
-  PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size,
+  // Counts `part` in `sweeps` sweeps (sweep s takes the k-mers of hash range
+  // s, sweep_of, with a filter and table sized `size` of its own: a
+  // partition that outgrew the cache is counted in parts that fit it, each
+  // reading the partition's records again); appends its reported k-mers,
+  // sorted, with their table counts (one pass: one less than reported) to
+  // `solid`.
+  PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size, uint32_t sweeps,
                          std::vector<std::pair<W, uint32_t>>& solid) {
     PartitionOutcome out;
+    const size_t first = solid.size();
+    sweeps_ = std::max(1u, sweeps);
+    for (sweep_ = 0; sweep_ < sweeps_; ++sweep_) count_sweep(part, size, out, solid);
+    std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+  }
+
+ private:
+  // One sweep: its k-mers through the gate and table, its outcome added to `out`.
+  void count_sweep(const LoadedPartition& part, const PartitionSizing& size, PartitionOutcome& out,
+                   std::vector<std::pair<W, uint32_t>>& solid) {
     table_.reset(size.table_keys);
-    out.bloom_capacity = size.bloom_capacity;
+    out.bloom_capacity += size.bloom_capacity;
     if (!plan_.gated) {
-      out.kmers = each_kmer(part, [&](W km, uint64_t h) { table_.add_count(table_.insert(km, h)); });
+      out.kmers += each_kmer(part, [&](W km, uint64_t h) { table_.add_count(table_.insert(km, h)); });
     } else {
       ScalableBloomParams bp;
       bp.fpr = plan_.fpr;
@@ -111,33 +135,33 @@ class PartitionCounter {
       bp.growth = o_.bloom_growth;
       bp.initial_capacity = size.bloom_capacity;
       ScalableBloom bloom(bp);
-      out.kmers = gate(part, bloom);
+      out.kmers += gate(part, bloom);
       if (plan_.one_pass) {
-        out.f0 = bloom.estimated_keys();
-        out.leaked = expected_leaks();
+        out.f0 += bloom.estimated_keys();
+        out.leaked += expected_leaks();
       } else {
         const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
         t_.histogram[1] += once;
         out.distinct += once;
       }
       report_bloom(bloom);
-      out.layers = bloom.layers();
+      out.layers = std::max(out.layers, bloom.layers());
     }
-    out.table_keys = table_.size();
+    out.table_keys += table_.size();
     t_.table_capacity += table_.capacity();
     t_.table_bytes = std::max(t_.table_bytes, table_.bytes());
     collect(out, solid);
-    return out;
   }
 
- private:
   // f(kmer, hash) for each k-mer of the partition (of --partition I/N's
-  // share), in input order; returns how many.
+  // share, of the current sweep's hash range), in input order; returns how
+  // many.
   template <class F>
   uint64_t each_kmer(const LoadedPartition& part, F&& f) {
     const W mask = shape_.mask;
     const unsigned top = shape_.top, k = shape_.k;
     const bool canonical = shape_.canonical, scatter = o_.partitions > 1;
+    const uint32_t sweeps = sweeps_, sweep = sweep_;
     uint64_t n = 0;
     for_each_record(part, k, [&](const uint8_t* code, unsigned len) {
       W fw = 0, rc = 0;
@@ -149,6 +173,7 @@ class PartitionCounter {
         const W km = canonical && rc < fw ? rc : fw;
         const uint64_t h = hash_kmer(km);
         if (scatter && partition_of(h, o_.partitions) != o_.partition) continue;
+        if (sweeps > 1 && sweep_of(h, sweeps) != sweep) continue;
         ++n;
         f(km, h);
       }
@@ -274,11 +299,10 @@ class PartitionCounter {
     }
   }
 
-  // Histogram rows and the reported k-mers, sorted.
+  // Histogram rows and the reported k-mers (count() sorts them).
   void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
     const uint32_t bonus = plan_.one_pass ? 1 : 0;
     const uint64_t top = o_.histo_max + 1;
-    const size_t first = solid.size();
     table_.for_each([&](W km, uint32_t c) {
       const uint64_t n = uint64_t{c} + bonus;
       ++out.distinct;
@@ -286,8 +310,6 @@ class PartitionCounter {
       ++t_.histogram[std::min(n, top)];
       if (n >= o_.min_count && n <= o_.max_count) solid.emplace_back(km, c);  // the bonus is added on output
     });
-    std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
   }
 
   const CountOptions& o_;
@@ -299,6 +321,7 @@ class PartitionCounter {
   std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
   bool list_full_ = false;                  // exact: more than first_sightings_bytes: recount
+  uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
 };
 
 }  // namespace kmerbloom::detail

@@ -10,15 +10,18 @@
 namespace kmerbloom {
 namespace {
 
-// About 1 MiB of compressed input (some 1.2 M k-mer occurrences of gzip
-// FASTQ) per partition for k <= 31, at least 64: on the E. coli sets (5 M
-// solid k-mers at 30x and at 100x) one partition's filter and table then stay
-// within a core's L2 cache (4 MiB here). A table slot takes the key's words
-// and a 32-bit count (12 bytes for k <= 31, 68 at k = 255): the partitions
-// grow with it, so that a partition's table keeps its size. 256 partitions
-// (times that factor) when the size is unknown.
-uint32_t partitions_for(uint64_t input_bytes, unsigned k) {
-  const uint64_t p = input_bytes == 0 ? 256 : (input_bytes + (1u << 20) - 1) >> 20;
+// Partitions for an input of `input_bytes` (0: unknown) on a thread with
+// `cache` bytes of L2: enough that a partition's filter and table (about
+// kAssumedBytesPerOccurrence per k-mer occurrence, one occurrence per byte of
+// gzip FASTQ) fit kCacheMultiple times that cache, at least 64 and at most
+// 4096, times partition_factor(k) for wider keys. The pilot measures what
+// the input really takes and splits the partitions that outgrow it
+// (sweeps_for). 256 (times the factor) when the size is unknown.
+uint32_t partitions_for(uint64_t input_bytes, unsigned k, uint64_t cache) {
+  const double target = kCacheMultiple * static_cast<double>(cache);
+  const uint64_t p = input_bytes == 0 ? 256
+                                      : static_cast<uint64_t>(std::ceil(static_cast<double>(input_bytes) *
+                                                                        kAssumedBytesPerOccurrence / target));
   return static_cast<uint32_t>(std::clamp<uint64_t>(p * partition_factor(k), 64, 4096));
 }
 
@@ -39,7 +42,8 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
   p.gated = o.gated();
   p.one_pass = p.gated && o.one_pass;
-  p.partitions = e.bins ? e.bins : partitions_for(e.input_bytes, o.k);
+  p.cache_bytes = e.cache_bytes ? e.cache_bytes : kFallbackCache;
+  p.partitions = e.bins ? e.bins : partitions_for(e.input_bytes, o.k, p.cache_bytes);
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : p.one_pass ? kOnePassFpr : kExactFpr;
   p.first_share = 0.8;
@@ -53,7 +57,7 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   p.merge_buffers = uint64_t{p.partitions} * kRunBlockBytes;
   const uint64_t fixed = p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers;
   if (!o.max_memory) {
-    p.spool_memory = kDefaultSpoolMemory;
+    p.spool_memory = default_spool_memory(e.available_memory);
     return p;
   }
   // At least 1 MB of spool memory, for the blocks in flight.
@@ -65,6 +69,21 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
                       "); raise -M or use fewer threads (-t)");
   p.spool_memory = o.max_memory - fixed;
   return p;
+}
+
+uint64_t default_spool_memory(uint64_t available) {
+  return std::clamp(available / 4, kDefaultSpoolMemory, kMaxDefaultSpoolMemory);
+}
+
+uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache) {
+  const PartitionSizing s = size_partition(occurrences, distinct_ratio, table_ratio);
+  const double bytes = static_cast<double>(s.bloom_capacity) * kFilterBytesPerKey +
+                       static_cast<double>(s.table_keys) * kTableBytesPerKey * partition_factor(k);
+  const double target = kCacheMultiple * static_cast<double>(cache);
+  // Split only past twice the target: a sweep reads every k-mer of the
+  // partition again, which costs more than a table somewhat past the cache.
+  if (bytes <= 2 * target) return 1;
+  return static_cast<uint32_t>(std::min(256.0, std::ceil(bytes / target)));
 }
 
 PartitionSizing size_partition(uint64_t occurrences, double distinct_ratio, double table_ratio) {

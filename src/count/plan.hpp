@@ -16,6 +16,8 @@ struct CountEstimate {
   uint64_t input_bytes = 0;  // sum of the input files' sizes; 0 when unknown (stdin, pipes)
   uint32_t bins = 0;         // partitions given (the bin step's B, or the bins a count takes); 0: from the size
   bool from_bins = false;    // the input is bin files: no reads are parsed or scattered
+  uint64_t cache_bytes = 0;       // L2 bytes a counting thread has (common/machine.hpp); 0: kFallbackCache
+  uint64_t available_memory = 0;  // MemAvailable; 0: unknown
 };
 
 struct CountPlan {
@@ -23,6 +25,7 @@ struct CountPlan {
   bool one_pass = false;   // counts are table count + 1, first sightings not settled
   uint32_t partitions = 0; // minimizer partitions
   unsigned minimizer = 0;  // minimizer length m
+  uint64_t cache_bytes = 0;       // L2 bytes of a counting thread the partitions are sized for
   double fpr = 0;          // compound false-positive target of each partition's filter
   double first_share = 0;  // the first layer's share of it
   uint32_t block_bytes = 0;       // a worker's write buffer per partition
@@ -34,9 +37,27 @@ struct CountPlan {
   std::string tmp_dir;
 };
 
-// Default spool memory without -M: small inputs never touch the disk, large
-// ones keep the peak near 100 MB.
+// Default spool memory without -M (default_spool_memory): a quarter of the
+// memory available when the run starts, at least 32 MiB and at most 768 MiB,
+// so that the partitions of a bacterial or small eukaryote read set never
+// reach the disk while the peak of a large genome's count stays under 1 GB.
 inline constexpr uint64_t kDefaultSpoolMemory = uint64_t{32} << 20;
+inline constexpr uint64_t kMaxDefaultSpoolMemory = uint64_t{768} << 20;
+uint64_t default_spool_memory(uint64_t available_memory);
+
+// Partition sizing for the cache. A partition's filter and table should fit
+// kCacheMultiple times a counting thread's L2: measured on a 1 MiB L2 core
+// (docs/scale.md), the counting pass takes the same time for 0.2 to 3 MB of
+// filter and table per partition (prefetching hides the L3) and 1.7x as long
+// at 6.5 MB, 2.2x at 13 MB. Before the input is read, a k-mer occurrence is
+// taken to bring kAssumedBytesPerOccurrence bytes (25x Illumina reads: 0.11
+// distinct k-mers and 0.05 table keys per occurrence); the pilot then
+// measures it.
+inline constexpr double kCacheMultiple = 2.0;
+inline constexpr double kAssumedBytesPerOccurrence = 1.6;
+inline constexpr uint64_t kFallbackCache = uint64_t{1} << 20;  // when the machine says nothing
+inline constexpr double kFilterBytesPerKey = 1.0;   // first layer at the exact mode's 3%, blocked
+inline constexpr double kTableBytesPerKey = 24.0;   // 12-byte slots, <= 70% full, capacity a power of two
 // Default compound false-positive rate of the exact mode's per-partition
 // filters (a false positive costs a singleton one table slot).
 inline constexpr double kExactFpr = 0.03;
@@ -50,6 +71,12 @@ unsigned partition_factor(unsigned k);
 
 // Throws BudgetError when options.max_memory cannot hold the buffers.
 CountPlan plan_count(const CountOptions& options, const CountEstimate& estimate);
+
+// Sweeps of a partition that holds `occurrences` at the measured ratios: 1
+// while its filter and table fit twice the cache target, else enough sweeps
+// (each takes the k-mers of one hash range, with a filter and table of its
+// own) that each fits it; at most 256.
+uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache);
 
 // First-layer capacity and table size of one partition holding `occurrences`
 // k-mer occurrences, from the ratios of distinct k-mers and of table keys to

@@ -81,6 +81,9 @@ json gate_json(const BloomReport& b) {
 json partitions_json(const PartitionReport& p) {
   return {{"count", p.count},
           {"minimizer_length", p.minimizer},
+          {"cache", {{"l2_bytes", p.cache_bytes}, {"source", p.cache_source}}},
+          {"split", p.split},
+          {"max_sweeps", p.max_sweeps},
           {"mean_kmers", p.mean_kmers},
           {"most_loaded", {{"index", p.max_index},
                            {"kmers", p.max_kmers},

@@ -33,6 +33,34 @@ for t in 1 2; do
   empty_tmp "-M ${m}M -t $t"
 done
 
+# ------------------------------------------- partitions sized for the cache
+# The partitions follow the L2 cache a thread has (read from sysfs, or
+# planted with KMERBLOOM_L2_CACHE): a smaller cache, more partitions; one far
+# too small for them, partitions counted in sweeps. The k-mers stay the same.
+# part FILE KEY: the stats' partitions.KEY (cache.source and cache.l2_bytes too)
+part() { python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))["partitions"]
+for key in sys.argv[2].split("."): v = v[key]
+print(v)' "$1" "$2"; }
+check "the machine's cache: read, not planted ($(part "$T/mem.json" cache.source))" \
+  grep -Eq '^(sysfs|sysconf|default)$' <<< "$(part "$T/mem.json" cache.source)"
+check "the machine's cache: some bytes" test "$(part "$T/mem.json" cache.l2_bytes)" -gt 0
+parts=$(part "$T/mem.json" count)
+KMERBLOOM_L2_CACHE=16K "$KB" count "$T/reads.fq" -t 2 -o "$T/c16.tsv" --histo "$T/c16.histo" --stats "$T/c16.json" \
+  --no-multiqc -q
+check "KMERBLOOM_L2_CACHE=16K: planted" test "$(part "$T/c16.json" cache.source)" = KMERBLOOM_L2_CACHE
+check "KMERBLOOM_L2_CACHE=16K: 16384 bytes" test "$(part "$T/c16.json" cache.l2_bytes)" -eq 16384
+check "KMERBLOOM_L2_CACHE=16K: more partitions than $parts ($(part "$T/c16.json" count))" \
+  test "$(part "$T/c16.json" count)" -gt "$parts"
+same "KMERBLOOM_L2_CACHE=16K: same k-mers" "$T/mem.tsv" "$T/c16.tsv"
+same "KMERBLOOM_L2_CACHE=16K: same histogram" "$T/mem.histo" "$T/c16.histo"
+KMERBLOOM_L2_CACHE=64 "$KB" count "$T/reads.fq" -t 2 -o "$T/c0.tsv" --histo "$T/c0.histo" --stats "$T/c0.json" \
+  --no-multiqc -q
+check "KMERBLOOM_L2_CACHE=64: partitions counted in sweeps ($(part "$T/c0.json" split))" \
+  test "$(part "$T/c0.json" split)" -gt 0
+same "KMERBLOOM_L2_CACHE=64: same k-mers" "$T/mem.tsv" "$T/c0.tsv"
+same "KMERBLOOM_L2_CACHE=64: same histogram" "$T/mem.histo" "$T/c0.histo"
+
 # ------------------------------------------------------ threads, stdin
 for t in 1 3 4; do
   "$KB" count "$T/reads.fq" -t "$t" -o "$T/t.tsv" --histo "$T/t.histo" -q

@@ -17,24 +17,54 @@ CountOptions opts(unsigned threads, uint64_t max_memory) {
 }
 }  // namespace
 
-TEST(CountPlan, PartitionsFollowTheInputSizeNotTheThreadsOrBudget) {
-  EXPECT_EQ(plan_count(opts(1, 0), {0}).partitions, 256u);  // unknown size (stdin)
-  EXPECT_EQ(plan_count(opts(1, 0), {1000}).partitions, 64u);
-  EXPECT_EQ(plan_count(opts(1, 0), {uint64_t{400} << 20}).partitions, 400u);
-  EXPECT_EQ(plan_count(opts(4, uint64_t{1} << 30), {uint64_t{400} << 20}).partitions, 400u);
-  EXPECT_EQ(plan_count(opts(1, 0), {uint64_t{1} << 40}).partitions, 4096u);
+// P = input bytes x kAssumedBytesPerOccurrence / (kCacheMultiple x L2),
+// clamped to [64, 4096]: the size and the cache decide, not the threads or
+// the budget.
+TEST(CountPlan, PartitionsFollowTheInputSizeAndTheCacheNotTheThreadsOrBudget) {
+  const uint64_t mb = uint64_t{1} << 20, mb400 = 400 * mb;
+  auto parts = [](unsigned threads, uint64_t budget, uint64_t bytes, uint64_t cache) {
+    CountEstimate e;
+    e.input_bytes = bytes;
+    e.cache_bytes = cache;
+    return plan_count(opts(threads, budget), e).partitions;
+  };
+  EXPECT_EQ(parts(1, 0, 0, mb), 256u);  // unknown size (stdin)
+  EXPECT_EQ(parts(1, 0, 1000, mb), 64u);
+  EXPECT_EQ(parts(1, 0, mb400, mb), 320u);          // 400 MiB x 1.6 / 2 MiB
+  EXPECT_EQ(parts(4, uint64_t{1} << 30, mb400, mb), 320u);
+  EXPECT_EQ(parts(1, 0, mb400, 4 * mb), 80u);       // a 4 MiB L2: a quarter
+  EXPECT_EQ(parts(1, 0, mb400, 256u << 10), 1280u); // 256 KiB: four times as many
+  EXPECT_EQ(parts(1, 0, mb400, 0), 320u);           // the machine said nothing: 1 MiB
+  EXPECT_EQ(parts(1, 0, uint64_t{1} << 40, mb), 4096u);
 }
 
-// A slot holds the key's words and a 32-bit count: wider keys, more
-// partitions, so that one partition's table keeps its size.
-TEST(CountPlan, PartitionsGrowWithTheKeyWidth) {
-  const uint64_t mb400 = uint64_t{400} << 20;
-  for (auto [k, factor] : {std::pair{31u, 1u}, {32u, 2u}, {63u, 2u}, {64u, 3u}, {127u, 3u}, {128u, 6u}, {255u, 6u}}) {
-    CountOptions o = opts(1, 0);
-    o.k = k;
-    EXPECT_EQ(plan_count(o, {mb400}).partitions, 400u * factor) << "k=" << k;
-    EXPECT_EQ(plan_count(o, {0}).partitions, 256u * factor) << "k=" << k;
-  }
+// A partition is swept in parts once its filter and table pass twice the
+// cache target, into parts that each fit the target.
+TEST(CountPlan, SweepsSplitWhatOutgrowsTheCache) {
+  const uint64_t mb = uint64_t{1} << 20;
+  // 1 M occurrences at 0.1 distinct and 0.05 keys each: 0.1 MB of filter
+  // and 1.2 MB of table.
+  EXPECT_EQ(sweeps_for(1000000, 0.1, 0.05, 31, mb), 1u);
+  EXPECT_EQ(sweeps_for(1000000, 0.1, 0.05, 31, 256u << 10), 3u);  // 1.3 MB > 1 MB: 1.3 / 0.5 MB
+  EXPECT_EQ(sweeps_for(4000000, 0.1, 0.05, 31, mb), 3u);          // 5.2 MB > 4 MB: 5.2 / 2 MB
+  const PartitionSizing s = size_partition(8000000, 0.1, 0.05);
+  const double bytes = static_cast<double>(s.bloom_capacity) * kFilterBytesPerKey +
+                       static_cast<double>(s.table_keys) * kTableBytesPerKey;
+  const uint32_t n = sweeps_for(8000000, 0.1, 0.05, 31, mb);
+  EXPECT_LE(bytes / n, kCacheMultiple * mb);
+  EXPECT_GT(bytes / (n - 1), kCacheMultiple * mb);
+  EXPECT_GT(sweeps_for(4000000, 0.1, 0.05, 255, mb), sweeps_for(4000000, 0.1, 0.05, 31, mb));  // wider slots
+}
+
+TEST(CountPlan, DefaultSpoolIsAQuarterOfTheAvailableMemoryWithinBounds) {
+  EXPECT_EQ(default_spool_memory(0), kDefaultSpoolMemory);
+  EXPECT_EQ(default_spool_memory(uint64_t{1} << 30), uint64_t{256} << 20);
+  EXPECT_EQ(default_spool_memory(uint64_t{64} << 30), kMaxDefaultSpoolMemory);
+  CountEstimate e;
+  e.input_bytes = uint64_t{400} << 20;
+  e.available_memory = uint64_t{2} << 30;
+  EXPECT_EQ(plan_count(opts(2, 0), e).spool_memory, uint64_t{512} << 20);
+  EXPECT_LT(plan_count(opts(2, uint64_t{100} << 20), e).spool_memory, uint64_t{100} << 20);  // -M is the cap
 }
 
 TEST(CountPlan, SpoolMemoryIsTheBudgetLeftOver) {

@@ -1,0 +1,42 @@
+// What the machine the program runs on offers, read at run time: its data
+// caches (the counter sizes its partitions for the L2 cache a counting
+// thread has, on whatever node it lands: 0.5 to 2 MiB a core on current HPC
+// nodes) and its available memory (the counter's default spool).
+//
+// Caches, source, first that answers: the KMERBLOOM_L2_CACHE environment variable
+// (bytes, or with a K, M or G suffix: a test plants a small cache with it, a
+// user may say what a virtual machine hides), Linux sysfs
+// (/sys/devices/system/cpu/cpu0/cache/index*/: level, type, size and
+// shared_cpu_list), sysconf(_SC_LEVEL2_CACHE_SIZE), else 1 MiB.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kmerbloom {
+
+struct CacheSizes {
+  uint64_t l2 = 0;             // bytes of the unified (or data) L2 cache of cpu0
+  unsigned l2_shared_by = 1;   // logical CPUs sharing it (2 with SMT)
+  uint64_t l3 = 0;             // bytes of the L3 cache, 0 when none was found
+  std::string source;          // where l2 came from: "KMERBLOOM_L2_CACHE", "sysfs", "sysconf", "default"
+  // L2 bytes one thread can count in: l2 / l2_shared_by.
+  uint64_t l2_per_thread() const { return l2 / (l2_shared_by ? l2_shared_by : 1); }
+};
+
+// Reads the caches from `sysfs` (normally "/sys"; a test plants its own tree).
+// The environment variable wins over it; never throws (a value that does not
+// parse is ignored).
+CacheSizes read_cache_sizes(const std::string& sysfs = "/sys");
+
+// The running machine's, read once.
+const CacheSizes& machine_caches();
+
+// Memory the kernel says can be taken without swapping (MemAvailable of
+// /proc/meminfo, read at each call); 0 when unknown.
+uint64_t available_memory();
+
+// "1024K", "2M", "1048576" -> bytes; 0 when it does not parse.
+uint64_t parse_cache_size(const std::string& text);
+
+}  // namespace kmerbloom

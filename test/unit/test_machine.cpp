@@ -1,0 +1,81 @@
+// common/machine: the caches read from a planted sysfs tree, the environment
+// variable over it, sizes as the kernel writes them.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "common/machine.hpp"
+
+using namespace kmerbloom;
+namespace fs = std::filesystem;
+
+namespace {
+
+// index<i>/{level,type,size,shared_cpu_list} under root/devices/system/cpu/cpu0/cache.
+void plant(const fs::path& root, int i, const char* level, const char* type, const char* size, const char* shared) {
+  const fs::path d = root / "devices/system/cpu/cpu0/cache" / ("index" + std::to_string(i));
+  fs::create_directories(d);
+  std::ofstream(d / "level") << level << "\n";
+  std::ofstream(d / "type") << type << "\n";
+  std::ofstream(d / "size") << size << "\n";
+  std::ofstream(d / "shared_cpu_list") << shared << "\n";
+}
+
+struct NoEnv {
+  NoEnv() { unsetenv("KMERBLOOM_L2_CACHE"); }
+  ~NoEnv() { unsetenv("KMERBLOOM_L2_CACHE"); }
+};
+
+}  // namespace
+
+TEST(Machine, CacheSizesParseAsTheKernelWritesThem) {
+  EXPECT_EQ(parse_cache_size("1024K"), uint64_t{1} << 20);
+  EXPECT_EQ(parse_cache_size("2M"), uint64_t{2} << 20);
+  EXPECT_EQ(parse_cache_size("32768K\n"), uint64_t{32} << 20);
+  EXPECT_EQ(parse_cache_size("65536"), 65536u);
+  EXPECT_EQ(parse_cache_size("1G"), uint64_t{1} << 30);
+  EXPECT_EQ(parse_cache_size(""), 0u);
+  EXPECT_EQ(parse_cache_size("K"), 0u);
+  EXPECT_EQ(parse_cache_size("12X"), 0u);
+}
+
+TEST(Machine, L2FromAPlantedSysfsSharedBySmtSiblings) {
+  NoEnv env;
+  const fs::path root = fs::path(::testing::TempDir()) / "machine_sysfs";
+  fs::remove_all(root);
+  plant(root, 0, "1", "Data", "48K", "0,64");
+  plant(root, 1, "1", "Instruction", "32K", "0,64");
+  plant(root, 2, "2", "Unified", "2048K", "0,64");
+  plant(root, 3, "3", "Unified", "105M", "0-63,64-127");
+  const CacheSizes c = read_cache_sizes(root.string());
+  EXPECT_EQ(c.source, "sysfs");
+  EXPECT_EQ(c.l2, uint64_t{2} << 20);
+  EXPECT_EQ(c.l2_shared_by, 2u);
+  EXPECT_EQ(c.l2_per_thread(), uint64_t{1} << 20);
+  EXPECT_EQ(c.l3, uint64_t{105} << 20);
+}
+
+TEST(Machine, TheEnvironmentVariableWinsAndNonsenseIsIgnored) {
+  NoEnv env;
+  const fs::path root = fs::path(::testing::TempDir()) / "machine_sysfs_env";
+  fs::remove_all(root);
+  plant(root, 2, "2", "Unified", "512K", "0");
+  setenv("KMERBLOOM_L2_CACHE", "64K", 1);
+  CacheSizes c = read_cache_sizes(root.string());
+  EXPECT_EQ(c.source, "KMERBLOOM_L2_CACHE");
+  EXPECT_EQ(c.l2_per_thread(), 65536u);
+  setenv("KMERBLOOM_L2_CACHE", "lots", 1);
+  c = read_cache_sizes(root.string());
+  EXPECT_EQ(c.source, "sysfs");
+  EXPECT_EQ(c.l2, uint64_t{512} << 10);
+}
+
+TEST(Machine, WithoutSysfsSomethingSensibleIsUsed) {
+  NoEnv env;
+  const CacheSizes c = read_cache_sizes((fs::path(::testing::TempDir()) / "machine_no_sysfs").string());
+  EXPECT_TRUE(c.source == "sysconf" || c.source == "default") << c.source;
+  EXPECT_GE(c.l2, uint64_t{64} << 10);
+  EXPECT_GT(available_memory(), 0u);  // Linux: /proc/meminfo
+}
