@@ -14,6 +14,7 @@ namespace kmerbloom {
 // What is known before reading.
 struct CountEstimate {
   uint64_t input_bytes = 0;  // sum of the input files' sizes; 0 when unknown (stdin, pipes)
+  uint64_t occurrences = 0;  // k-mer occurrences expected (the first file sampled); 0: one per input byte
   uint32_t bins = 0;         // partitions given (the bin step's B, or the bins a count takes); 0: from the size
   bool from_bins = false;    // the input is bin files: no reads are parsed or scattered
   uint64_t cache_bytes = 0;       // L2 bytes a counting thread has (common/machine.hpp); 0: kFallbackCache
@@ -58,6 +59,7 @@ inline constexpr double kAssumedBytesPerOccurrence = 1.6;
 inline constexpr uint64_t kFallbackCache = uint64_t{1} << 20;  // when the machine says nothing
 inline constexpr double kFilterBytesPerKey = 1.0;   // first layer at the exact mode's 3%, blocked
 inline constexpr double kTableBytesPerKey = 24.0;   // 12-byte slots, <= 70% full, capacity a power of two
+inline constexpr double kSweepTrigger = 4.0;        // sweeps_for splits past this many times the target
 // Default compound false-positive rate of the exact mode's per-partition
 // filters (a false positive costs a singleton one table slot).
 inline constexpr double kExactFpr = 0.03;
@@ -73,7 +75,7 @@ unsigned partition_factor(unsigned k);
 CountPlan plan_count(const CountOptions& options, const CountEstimate& estimate);
 
 // Sweeps of a partition that holds `occurrences` at the measured ratios: 1
-// while its filter and table fit twice the cache target, else enough sweeps
+// while its filter and table fit kSweepTrigger times the target, else enough sweeps
 // (each takes the k-mers of one hash range, with a filter and table of its
 // own) that each fits it; at most 256.
 uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache);

@@ -9,6 +9,32 @@
 #include "kmer/minimizer.hpp"
 
 namespace kmerbloom::detail {
+namespace {
+
+// The 2-bit code of base letters A, C, G, T, U in either case, four letters
+// at once (one a byte): bits 1-2 of the letter, with G and T told apart by
+// bit 2 (A 0, C 1, G 2, T and U 3, as kBaseCode).
+inline uint32_t base_codes(uint32_t letters) { return ((letters >> 1) & 0x03030303u) ^ ((letters >> 2) & 0x01010101u); }
+
+// `len` letters (ACGTU, either case) packed four to a byte into out, first
+// letter in the top bits; the last byte's unused bits are zero.
+void pack_bases(const char* s, uint32_t len, uint8_t* out) {
+  uint32_t i = 0;
+  for (; i + 4 <= len; i += 4) {
+    uint32_t v;
+    std::memcpy(&v, s + i, 4);
+    const uint32_t c = base_codes(v);  // letter j in byte j (little-endian)
+    *out++ = static_cast<uint8_t>((c & 0xff) << 6 | ((c >> 8) & 0xff) << 4 | ((c >> 16) & 0xff) << 2 | c >> 24);
+  }
+  if (i < len) {
+    uint8_t last = 0;
+    for (unsigned j = 0; i < len; ++i, ++j)
+      last |= static_cast<uint8_t>(base_codes(static_cast<uint8_t>(s[i])) << (6 - 2 * j));
+    *out = last;
+  }
+}
+
+}  // namespace
 
 PartitionStore::PartitionStore(uint32_t partitions, Spool& spool) : spool_(spool), parts_(partitions) {}
 
@@ -54,11 +80,10 @@ void PartitionWriter::add(uint32_t p, std::string_view bases) {
     std::memcpy(buf.data() + open_[p] - 1, &h, sizeof h);
   }
   const size_t at = buf.size();
-  buf.resize(at + record, 0);
+  buf.resize(at + record);
   uint8_t* out = buf.data() + at;
   *out++ = static_cast<uint8_t>(len - k_);  // k-mers less one
-  for (uint32_t i = 0; i < len; ++i)
-    out[i >> 2] |= static_cast<uint8_t>(kBaseCode[static_cast<uint8_t>(bases[i])] << (6 - 2 * (i & 3)));
+  pack_bases(bases.data(), len, out);
   kmers_[p] += len - k_ + 1;
 }
 

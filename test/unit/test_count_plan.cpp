@@ -36,24 +36,40 @@ TEST(CountPlan, PartitionsFollowTheInputSizeAndTheCacheNotTheThreadsOrBudget) {
   EXPECT_EQ(parts(1, 0, mb400, 256u << 10), 1280u); // 256 KiB: four times as many
   EXPECT_EQ(parts(1, 0, mb400, 0), 320u);           // the machine said nothing: 1 MiB
   EXPECT_EQ(parts(1, 0, uint64_t{1} << 40, mb), 4096u);
+  // Occurrences sampled from the input win over its size in bytes.
+  CountEstimate e;
+  e.input_bytes = mb400;
+  e.occurrences = 3 * mb400;  // long reads with simple qualities: three bases a gzip byte
+  e.cache_bytes = mb;
+  EXPECT_EQ(plan_count(opts(1, 0), e).partitions, 960u);
 }
 
-// A partition is swept in parts once its filter and table pass twice the
-// cache target, into parts that each fit the target.
+// A partition is swept in parts once its filter and table pass
+// kSweepTrigger times the cache target, into parts that each fit the target.
 TEST(CountPlan, SweepsSplitWhatOutgrowsTheCache) {
   const uint64_t mb = uint64_t{1} << 20;
-  // 1 M occurrences at 0.1 distinct and 0.05 keys each: 0.1 MB of filter
-  // and 1.2 MB of table.
+  auto bytes = [](uint64_t n) {
+    const PartitionSizing s = size_partition(n, 0.1, 0.05);
+    return static_cast<double>(s.bloom_capacity) * kFilterBytesPerKey +
+           static_cast<double>(s.table_keys) * kTableBytesPerKey;
+  };
+  // 1 M occurrences at 0.1 distinct and 0.05 keys each: 1.3 MB of filter
+  // and table, within 4 x 2 x 1 MiB; past 4 x 2 x 128 KiB.
   EXPECT_EQ(sweeps_for(1000000, 0.1, 0.05, 31, mb), 1u);
-  EXPECT_EQ(sweeps_for(1000000, 0.1, 0.05, 31, 256u << 10), 3u);  // 1.3 MB > 1 MB: 1.3 / 0.5 MB
-  EXPECT_EQ(sweeps_for(4000000, 0.1, 0.05, 31, mb), 3u);          // 5.2 MB > 4 MB: 5.2 / 2 MB
-  const PartitionSizing s = size_partition(8000000, 0.1, 0.05);
-  const double bytes = static_cast<double>(s.bloom_capacity) * kFilterBytesPerKey +
-                       static_cast<double>(s.table_keys) * kTableBytesPerKey;
-  const uint32_t n = sweeps_for(8000000, 0.1, 0.05, 31, mb);
-  EXPECT_LE(bytes / n, kCacheMultiple * mb);
-  EXPECT_GT(bytes / (n - 1), kCacheMultiple * mb);
-  EXPECT_GT(sweeps_for(4000000, 0.1, 0.05, 255, mb), sweeps_for(4000000, 0.1, 0.05, 31, mb));  // wider slots
+  EXPECT_EQ(sweeps_for(1000000, 0.1, 0.05, 31, 128u << 10), static_cast<uint32_t>(std::ceil(bytes(1000000) / (256u << 10))));
+  EXPECT_GT(sweeps_for(1000000, 0.1, 0.05, 31, 128u << 10), 4u);
+  for (uint64_t n : {4000000u, 8000000u, 30000000u}) {
+    const uint32_t s = sweeps_for(n, 0.1, 0.05, 31, mb);
+    if (bytes(n) <= kSweepTrigger * kCacheMultiple * mb) {
+      EXPECT_EQ(s, 1u) << n;
+    } else {
+      EXPECT_LE(bytes(n) / s, kCacheMultiple * mb) << n;
+      EXPECT_GT(bytes(n) / (s - 1), kCacheMultiple * mb) << n;
+    }
+  }
+  EXPECT_EQ(sweeps_for(4000000, 0.1, 0.05, 31, mb), 1u);
+  EXPECT_GT(sweeps_for(30000000, 0.1, 0.05, 31, mb), 1u);
+  EXPECT_GT(sweeps_for(30000000, 0.1, 0.05, 255, mb), sweeps_for(30000000, 0.1, 0.05, 31, mb));  // wider slots
 }
 
 TEST(CountPlan, DefaultSpoolIsAQuarterOfTheAvailableMemoryWithinBounds) {
