@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -87,6 +88,14 @@ class ChainRate {
   std::vector<std::vector<double>> tables_;
   double pass_before_ = 1;
 };
+
+// The reverse complement of the n <= 31 bases packed in the low 2n bits of x.
+inline uint64_t reverse_complement_packed(uint64_t x, unsigned n) {
+  uint64_t r = __builtin_bswap64(x);  // bytes reversed; then the 2-bit bases within each byte
+  r = ((r >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((r & 0x0F0F0F0F0F0F0F0FULL) << 4);
+  r = ((r >> 2) & 0x3333333333333333ULL) | ((r & 0x3333333333333333ULL) << 2);
+  return ~(r >> (64 - 2 * n)) & ((uint64_t{1} << (2 * n)) - 1);
+}
 
 // The sweep (0..sweeps-1) of a k-mer hash: a mix of all its bits, apart from
 // the top bits that place it in the table and filter and from partition_of.
@@ -165,7 +174,19 @@ class PartitionCounter {
     uint64_t n = 0;
     for_each_record(part, k, [&](const uint8_t* code, unsigned len) {
       W fw = 0, rc = 0;
-      for (unsigned i = 0; i < len; ++i) {
+      unsigned i = 0;
+      if constexpr (std::is_same_v<W, uint64_t>) {
+        // The first k - 1 bases (a third of a short read's super-k-mer) in
+        // one step: their packed bytes are fw already; rc is their reverse
+        // complement, one base up as the loop leaves it.
+        const unsigned pre = k - 1, bytes = (pre + 3) / 4;
+        uint64_t word = 0;
+        for (unsigned j = 0; j < bytes; ++j) word = word << 8 | code[j];
+        fw = word >> (2 * (4 * bytes - pre));
+        rc = pre ? reverse_complement_packed(fw, pre) << 2 : 0;
+        i = pre;
+      }
+      for (; i < len; ++i) {
         const unsigned b = (code[i >> 2] >> (6 - 2 * (i & 3))) & 3;
         fw = ((fw << 2) | b) & mask;
         rc = (rc >> 2) | (W(3 - b) << top);
