@@ -3,11 +3,10 @@
 #
 # The counting core against KMC 3 on the same reads, k = 31, one after the
 # other, each under /usr/bin/time -v: kmerbloom count exact at 2 threads and
-# at 1 (the speed-up), --one-pass, -M 48M (spilled), from standard input, and
+# at 1 (the speed-up), -M 48M (spilled), from standard input, and
 # optionally an older kmerbloom binary (OLD=path) for CPU seconds per billion
 # k-mer occurrences before and after. Every exact output is checked against
-# KMC's dump (`kmc -ci2`, sorted), one-pass precision and recall of the solid
-# set are computed. Prints wall, CPU, peak memory and ratios to KMC from the
+# KMC's dump (`kmc -ci2`, sorted). Prints wall, CPU, peak memory and ratios to KMC from the
 # same run (the machine is shared: compare ratios, not seconds).
 #
 # Env: KB (default build/kmerbloom), OLD (optional), DATA
@@ -41,7 +40,6 @@ rm -f "$OUT/kmc.dump" "$OUT"/kmc.kmc_*
 run_kb() { local name=$1; shift; measure "$name" "$@" -k "$K" -o "$OUT/$name.tsv" --stats "$OUT/$name.json" --no-multiqc; }
 run_kb exact_t2 "$KB" count "${INPUTS[@]}" -t 2 --histo "$OUT/exact_t2.histo"
 run_kb exact_t1 "$KB" count "${INPUTS[@]}" -t 1
-run_kb one_pass "$KB" count "${INPUTS[@]}" -t 2 --one-pass
 run_kb spill_48M "$KB" count "${INPUTS[@]}" -t 2 -M 48M --tmp-dir "$OUT/tmp"
 measure stdin bash -c "zcat ${INPUTS[*]} | '$KB' count - -k $K -t 2 -o '$OUT/stdin.tsv'"
 [ -z "$OLD" ] || run_kb old_exact_t2 "$OLD" count "${INPUTS[@]}" -t 2
@@ -51,11 +49,6 @@ for r in exact_t2 exact_t1 spill_48M stdin ${OLD:+old_exact_t2}; do
   printf '%-14s vs kmc -ci2: %s\n' "$r" "$(verdict "$OUT/kmc.tsv" "$OUT/$r.tsv")"
 done
 echo "temporary bytes written at -M 48M: $(grep -Eo '"disk_bytes_written": *[0-9]+' "$OUT/spill_48M.json" | grep -Eo '[0-9]+$')"
-join -t "$(printf '\t')" "$OUT/kmc.tsv" "$OUT/one_pass.tsv" > "$OUT/both"
-awk -F'\t' -v truth="$(wc -l < "$OUT/kmc.tsv")" -v got="$(wc -l < "$OUT/one_pass.tsv")" '
-  { n++; if ($2 == $3) same++ }
-  END { printf "one pass: precision %.4f%%, recall %.4f%%, exact counts %.4f%% of solid k-mers\n",
-        100 * n / got, 100 * n / truth, 100 * same / truth }' "$OUT/both"
 KMERS=$(grep -Eo '"kmers_total": *[0-9]+' "$OUT/exact_t2.json" | grep -Eo '[0-9]+$')
 echo
 awk -F'\t' -v kmers="$KMERS" 'NR == 1 { print $0 "\tvs_kmc_wall\tcpu_s_per_1e9_kmers"; next }

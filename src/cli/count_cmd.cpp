@@ -27,6 +27,7 @@ struct CountArgs {
   std::string histo, stats;
   ReadSetArgs reads;  // -M unset: no budget
   bool no_gate = false;
+  bool one_pass_retired = false;
   std::string partition;
   std::string report, plot;
   ProgressFlags progress;
@@ -103,6 +104,9 @@ void settle_options(CountArgs& a) {
                       "): the read buffers alone need about 2 MiB plus 9 MiB a thread");
   take_bin_shape(a.opt, a.reads.k_option->count() > 0, a.reads.no_canonical_option->count() > 0);
   if (a.no_gate) a.opt.gate = GateMode::none;
+  if (a.one_pass_retired)
+    spdlog::warn("warning: --one-pass is retired and ignored: the exact count reads the input once at the same cost "
+                 "(docs/count.md)");
 }
 
 // The statistics, their MultiQC files, the report and the plot.
@@ -114,7 +118,6 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
   SpectrumOptions so;
   so.total_kmers = r.input.kmers;
   so.last_row_overflow = true;
-  so.row1_estimated = r.singletons_estimated;
   const SpectrumAnalysis spectrum = analyze_spectrum(r.histogram, so);
   if (!spectrum.reliable)
     for (const std::string& w : spectrum.warnings) spdlog::warn("warning: the k-mer spectrum is not reliable: {}", w);
@@ -203,11 +206,12 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot as SVG");
   add_progress_flags(sub, a->progress);
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
-  sub.add_flag("--one-pass", a->opt.one_pass,
-               "Counts are the table count + 1, without settling the first sightings: a few singletons leak as count 2");
+  // Retired: the exact count reads the input once at the same cost; the flag
+  // stays accepted (with a warning) so that pipelines that pass it still run.
+  sub.add_flag("--one-pass", a->one_pass_retired, "Retired: counts are always exact")->group("");
   sub.add_flag("--no-gate", a->no_gate, "Count every k-mer in the exact table, no Bloom filter (more memory)");
   sub.add_option("--fpr", a->opt.fpr,
-                 "Bloom filters' target false-positive rate (default 0.03, or 0.001 in one-pass mode)");
+                 "Bloom filters' target false-positive rate (default 0.03)");
   sub.add_option("--partition", a->partition,
                  "I/N: count only partition I (0-based) of N disjoint k-mer partitions, for scatter/gather; on bin files "
                  "(kmerbloom bin) the bins I, I+N, I+2N, ...");

@@ -3,8 +3,8 @@
 // The input is read once: reads are cut into super-k-mers (kmer/minimizer.hpp)
 // spread over P minimizer partitions (held in memory within a budget, spooled
 // to a temporary file beyond it: count/spool.hpp); each partition is then
-// counted on its own, in a core's cache (count/partition_count.hpp: gate none,
-// Bloom gate exact, or Bloom gate one pass), and the partitions' sorted solid
+// counted on its own, in a core's cache (count/partition_count.hpp: no gate,
+// or the Bloom gate with exact counts), and the partitions' sorted solid
 // k-mers are merged into the sorted output. Design: docs/partitioned-counting.md;
 // sizing: docs/gate-sizing.md.
 #pragma once
@@ -24,11 +24,6 @@ namespace kmerbloom {
 
 enum class GateMode { automatic, none, bloom };
 
-// Default compound Bloom false-positive rate with one pass, where a false
-// positive lets a singleton through as a solid k-mer. (Exact mode defaults to
-// kExactFpr; see plan_count in count/plan.cpp.)
-inline constexpr double kOnePassFpr = 0.001;
-
 struct CountOptions : ReadSetOptions {
   CountOptions() { batch_bases = 1u << 19; }
   uint32_t min_count = 2;  // k-mers below are not reported
@@ -36,8 +31,7 @@ struct CountOptions : ReadSetOptions {
   uint64_t histo_max = 10000;   // dense histogram rows 1..histo_max, then one overflow row
   uint64_t expected_kmers = 0;  // distinct k-mers expected; 0 = estimate them
   GateMode gate = GateMode::automatic;  // automatic: Bloom gate when min_count >= 2
-  bool one_pass = false;
-  double fpr = 0;               // Bloom target false-positive rate; 0 = default for the mode
+  double fpr = 0;               // Bloom target false-positive rate; 0 = kExactFpr
   double bloom_growth = 2.0;
   // Scatter/gather: count only the k-mers of partition `partition` out of
   // `partitions` (by partition_of); the partitions are disjoint and together
@@ -63,13 +57,11 @@ struct CountOptions : ReadSetOptions {
 
 struct BloomReport {
   bool used = false;
-  bool one_pass = false;
   double target_fpr = 0;
   double estimated_fpr = 0;         // compound, from the final fill
   uint64_t bytes = 0;
   uint64_t keys_inserted = 0;       // first sightings
   uint64_t gate_rejected = 0;       // occurrences the gate kept out of the table
-  double expected_leaked = 0;       // one pass: singletons expected to pass as count 2
   struct Layer {
     uint64_t capacity, bits, keys, bits_set;
     unsigned hashes;
@@ -121,11 +113,9 @@ struct SpoolReport {
 struct CountResult {
   InputSummary input;
   SizingReport sizing;
-  uint64_t distinct = 0;    // distinct k-mers (estimated when singletons_estimated)
+  uint64_t distinct = 0;    // distinct k-mers
   uint64_t solid = 0;       // reported: min_count <= count <= max_count
-  uint64_t singletons = 0;  // distinct k-mers seen once (estimated when singletons_estimated)
-  bool singletons_estimated = false;
-  std::string singletons_method;
+  uint64_t singletons = 0;  // distinct k-mers seen once
   uint64_t max_count = 0;   // largest count of any k-mer
   // histogram[c] = number of distinct k-mers seen exactly c times, for
   // 1 <= c <= histo_max; histogram[histo_max + 1] = those seen more often.
@@ -143,7 +133,7 @@ struct CountResult {
 
 // The partition (0..partitions-1) of a k-mer with hash h = hash_kmer(kmer):
 // a second mix, so that a partition's k-mers still spread over the whole table
-// (placed by the top bits of h) and over all the one-pass filters (low bits).
+// (placed by the top bits of h) and over its Bloom filter's blocks.
 inline uint32_t partition_of(uint64_t h, uint32_t partitions) {
   const __uint128_t x = static_cast<__uint128_t>(h * 0x9e3779b97f4a7c15ULL ^ (h >> 29)) * partitions;
   return static_cast<uint32_t>(x >> 64);

@@ -214,7 +214,7 @@ class Engine {
         count_one(store, counter, pilot, part, solid);
         const PartitionOutcome& po = outcomes_[pilot];
         pilot_kmers += po.kmers;
-        distinct += plan_.one_pass ? static_cast<uint64_t>(po.f0) : po.distinct;
+        distinct += po.distinct;
         keys += po.table_keys;
       }
       if (pilot_kmers) {
@@ -309,7 +309,7 @@ class Engine {
     z.ran = true;
     z.source = o_.expected_kmers ? "--expected" : "pilot partitions";
     z.distinct = distinct_ratio_ * static_cast<double>(total);
-    z.exact = pilot == plan_.partitions && !plan_.one_pass;
+    z.exact = pilot == plan_.partitions;
     z.relative_std_error = pilot_kmers ? 1 / std::sqrt(std::max(1.0, distinct_ratio_ * static_cast<double>(pilot_kmers))) : 0;
     z.fpr = plan_.gated ? plan_.fpr : 0;
     z.first_layer_share = plan_.gated ? plan_.first_share : 0;
@@ -376,13 +376,12 @@ class Engine {
       loser[n] = a_first ? b : a;
     }
     uint32_t top = winner[1];
-    const uint32_t bonus = plan_.one_pass ? 1 : 0;
     std::string text(o_.k, 'A');
     while (!cursors[top].done) {
       const Cursor& c = cursors[top];
       decode_kmer_to(c.key, o_.k, text.data());
       if ((++r.solid & 0xffff) == 0) units_done(0x10000);
-      sink(text, uint64_t{c.count} + bonus);
+      sink(text, c.count);
       advance(top);
       for (uint32_t n = (leaves + top) / 2; n >= 1; n /= 2)
         if (before(loser[n], top)) std::swap(loser[n], top);
@@ -433,8 +432,6 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
     }
   }
   for (size_t i = 0; i < b.layers.size(); ++i) b.layers[i].estimated_fpr /= static_cast<double>(with_layer[i]);
-  double f0 = 0;
-  uint64_t counted = 0;
   PartitionReport& pr = r.partitions;
   pr.count = plan_.partitions;
   pr.minimizer = plan_.minimizer;
@@ -445,9 +442,6 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
     r.input.kmers += po.kmers;
     r.distinct += po.distinct;
     r.table_keys += po.table_keys;
-    f0 += po.f0;
-    b.expected_leaked += po.leaked;
-    counted += po.distinct;
     pr.split += po.sweeps > 1;
     pr.max_sweeps = std::max(pr.max_sweeps, po.sweeps);
     if (po.kmers > pr.max_kmers || p == 0) {
@@ -460,20 +454,10 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
   pr.mean_kmers = static_cast<double>(r.input.kmers) / plan_.partitions;
   r.table_load = r.table_capacity ? static_cast<double>(r.table_keys) / static_cast<double>(r.table_capacity) : 0;
   b.used = plan_.gated;
-  b.one_pass = plan_.one_pass;
   b.target_fpr = plan_.gated ? plan_.fpr : 0;
   double pass = 1;  // the compound rate a new k-mer met, averaged over the partitions' layers
   for (const auto& l : b.layers) pass *= 1 - l.estimated_fpr;
   b.estimated_fpr = 1 - pass;
-  if (plan_.one_pass) {
-    const auto singletons = static_cast<uint64_t>(std::llround(std::max(0.0, f0 - static_cast<double>(counted))));
-    r.histogram[1] = singletons;
-    r.distinct = counted + singletons;
-    r.singletons_estimated = true;
-    r.singletons_method =
-        "distinct k-mers estimated from the fill of each partition's Bloom filter, minus the k-mers counted at "
-        "least twice";
-  }
   r.singletons = r.histogram[1];
   SpoolReport& s = r.spool;
   s.dir = spool.dir();

@@ -2,8 +2,7 @@
 // super-k-mers in memory, go through the partition's own Bloom filter and
 // table (both small enough for a core's L2 cache). Three modes: gated exact
 // (first sightings turned away by the gate are looked up once at the end, so
-// every count and histogram row 1 are exact), gated one pass (table count + 1)
-// and no gate. How the exact mode accounts for each sighting:
+// every count and histogram row 1 are exact) and no gate. How the exact mode accounts for each sighting:
 // docs/partitioned-counting.md.
 //
 // Thread safety: a PartitionCounter belongs to one thread.
@@ -28,10 +27,8 @@ namespace kmerbloom::detail {
 // partitions (floating point ones too) come out the same for any thread count.
 struct PartitionOutcome {
   uint64_t kmers = 0;     // occurrences counted (after --partition I/N)
-  uint64_t distinct = 0;  // exact when not one pass
+  uint64_t distinct = 0;
   uint64_t solid = 0;     // reported: min_count <= count <= max_count
-  double f0 = 0;          // one pass: distinct k-mers estimated from the filter's fill
-  double leaked = 0;      // one pass: expected singletons leaked
   size_t layers = 0;      // of the filter
   uint64_t table_keys = 0;
   uint64_t bloom_capacity = 0;  // the first layer's (summed over the sweeps)
@@ -47,46 +44,6 @@ struct ThreadTotals {
   uint64_t keys_inserted = 0, gate_rejected = 0;
   std::vector<BloomReport::Layer> layers;  // summed; estimated_fpr summed, divided later
   std::vector<uint64_t> with_layer;        // partitions with layer i
-};
-
-// The model false-positive rate a new key meets in a chain now: the full
-// earlier layers, and the newest at its current number of keys, tabulated
-// per layer (kSteps points per capacity, to 1.5x) and interpolated.
-class ChainRate {
- public:
-  void reset() {
-    tables_.clear();
-    pass_before_ = 1;
-  }
-  double operator()(const ScalableBloom& b) {
-    if (tables_.size() != b.layers()) extend(b);
-    const BloomLayerInfo li = b.layer_info(b.layers() - 1, false);
-    const std::vector<double>& t = tables_.back();
-    const double x = static_cast<double>(li.keys) / static_cast<double>(li.capacity) * kSteps;
-    const auto at = std::min(static_cast<size_t>(x), t.size() - 2);
-    const double own = t[at] + (t[at + 1] - t[at]) * std::min(1.0, x - static_cast<double>(at));
-    return 1 - pass_before_ * (1 - own);
-  }
-
- private:
-  static constexpr unsigned kSteps = 16;
-  void extend(const ScalableBloom& b) {
-    while (tables_.size() < b.layers()) {
-      const size_t i = tables_.size();
-      if (i > 0) {  // layer i - 1 is full now
-        const BlockedBloom& f = b.layer(i - 1);
-        pass_before_ *= 1 - BlockedBloom::expected_fpr(b.layer_info(i - 1, false).keys, f.blocks(), f.hashes());
-      }
-      const BlockedBloom& f = b.layer(i);
-      const uint64_t capacity = b.layer_info(i, false).capacity;
-      std::vector<double> t;
-      for (unsigned s = 0; s <= kSteps * 3 / 2; ++s)
-        t.push_back(BlockedBloom::expected_fpr(capacity * s / kSteps, f.blocks(), f.hashes()));
-      tables_.push_back(std::move(t));
-    }
-  }
-  std::vector<std::vector<double>> tables_;
-  double pass_before_ = 1;
 };
 
 // The reverse complement of the n <= 31 bases packed in the low 2n bits of x.
@@ -116,7 +73,7 @@ class PartitionCounter {
   // s, sweep_of, with a filter and table sized `size` of its own: a
   // partition that outgrew the cache is counted in parts that fit it, each
   // reading the partition's records again); appends its reported k-mers,
-  // sorted, with their table counts (one pass: one less than reported) to
+  // sorted, with their counts, to
   // `solid`.
   PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size, uint32_t sweeps,
                          std::vector<std::pair<W, uint32_t>>& solid) {
@@ -145,14 +102,9 @@ class PartitionCounter {
       bp.initial_capacity = size.bloom_capacity;
       ScalableBloom bloom(bp);
       out.kmers += gate(part, bloom);
-      if (plan_.one_pass) {
-        out.f0 += bloom.estimated_keys();
-        out.leaked += expected_leaks();
-      } else {
-        const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
-        t_.histogram[1] += once;
-        out.distinct += once;
-      }
+      const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
+      t_.histogram[1] += once;
+      out.distinct += once;
       report_bloom(bloom);
       out.layers = std::max(out.layers, bloom.layers());
     }
@@ -224,13 +176,10 @@ class PartitionCounter {
   // The partition through the gate, counting the table's keys; returns the
   // occurrences seen.
   uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
-    const bool one_pass = plan_.one_pass;
     uint64_t rejected = 0;
-    fresh_.clear();
     turned_away_.clear();
     list_full_ = false;
     const uint64_t list_cap = o_.first_sightings_bytes / sizeof(W);
-    rate_.reset();
     const auto prefetch = [&](uint64_t h) {
       table_.prefetch(h);
       bloom.prefetch(h);
@@ -243,9 +192,7 @@ class PartitionCounter {
         table_.add_count(table_.insert(km, h));
       } else {
         ++rejected;
-        if (one_pass) {
-          fresh_.emplace_back(km, static_cast<float>(rate_(bloom)));  // the rate it met: r before its insertion
-        } else if (!list_full_ && turned_away_.size() < list_cap) {
+        if (!list_full_ && turned_away_.size() < list_cap) {
           turned_away_.push_back(km);
         } else if (!list_full_) {  // too many: recount this partition instead
           list_full_ = true;
@@ -289,18 +236,6 @@ class PartitionCounter {
     return once;
   }
 
-  // One pass: a singleton leaks when its only sighting meets a false
-  // positive. The singletons the filter took in are the fresh keys that never
-  // reached the table; each stands for 1 / (1 - r) singletons met at its rate
-  // r, of which r / (1 - r) leaked (the estimate is the same for any thread
-  // count: the partition is read in input order).
-  double expected_leaks() const {
-    double sum = 0;
-    for (const auto& [km, r] : fresh_)
-      if (table_.find(km, hash_kmer(km)) == PartitionTable<W>::kNone) sum += r / (1 - r);
-    return sum;
-  }
-
   void report_bloom(const ScalableBloom& bloom) {
     t_.keys_inserted += bloom.keys_inserted();
     t_.bloom_bytes = std::max(t_.bloom_bytes, bloom.bytes());
@@ -322,14 +257,13 @@ class PartitionCounter {
 
   // Histogram rows and the reported k-mers (count() sorts them).
   void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
-    const uint32_t bonus = plan_.one_pass ? 1 : 0;
     const uint64_t top = o_.histo_max + 1;
     table_.for_each([&](W km, uint32_t c) {
-      const uint64_t n = uint64_t{c} + bonus;
+      const uint64_t n = c;
       ++out.distinct;
       t_.max_count = std::max(t_.max_count, n);
       ++t_.histogram[std::min(n, top)];
-      if (n >= o_.min_count && n <= o_.max_count) solid.emplace_back(km, c);  // the bonus is added on output
+      if (n >= o_.min_count && n <= o_.max_count) solid.emplace_back(km, c);
     });
   }
 
@@ -338,8 +272,6 @@ class PartitionCounter {
   ThreadTotals& t_;
   KmerShape<W> shape_;
   PartitionTable<W> table_;
-  ChainRate rate_;
-  std::vector<std::pair<W, float>> fresh_;  // one pass: keys the filter took in, the rate each met
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
   bool list_full_ = false;                  // exact: more than first_sightings_bytes: recount
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running

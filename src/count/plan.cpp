@@ -41,11 +41,10 @@ unsigned partition_factor(unsigned k) {
 CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
   p.gated = o.gated();
-  p.one_pass = p.gated && o.one_pass;
   p.cache_bytes = e.cache_bytes ? e.cache_bytes : kFallbackCache;
   p.partitions = e.bins ? e.bins : partitions_for(e.occurrences ? e.occurrences : e.input_bytes, o.k, p.cache_bytes);
   p.minimizer = minimizer_length(o.k);
-  p.fpr = o.fpr > 0 ? o.fpr : p.one_pass ? kOnePassFpr : kExactFpr;
+  p.fpr = o.fpr > 0 ? o.fpr : kExactFpr;
   p.first_share = 0.8;
   p.block_bytes = block_bytes_for(o.threads, p.partitions);
   p.tmp_dir = Spool::resolve_dir(o.tmp_dir);

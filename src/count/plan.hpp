@@ -23,7 +23,6 @@ struct CountEstimate {
 
 struct CountPlan {
   bool gated = true;       // a Bloom filter stands before each partition's table
-  bool one_pass = false;   // counts are table count + 1, first sightings not settled
   uint32_t partitions = 0; // minimizer partitions
   unsigned minimizer = 0;  // minimizer length m
   uint64_t cache_bytes = 0;       // L2 bytes of a counting thread the partitions are sized for

@@ -67,21 +67,19 @@ std::unique_ptr<CountTable<W>> solid_kmers(const ReadFilterOptions& o, const Rea
     s.source = o.solid_path;
     load_solid_file(o.solid_path, o.k, *table);
   } else {
-    s.source = "first pass (kmerbloom count --one-pass)";
+    s.source = "first pass (kmerbloom count)";
     CountOptions co;
     co.read_set() = o.read_set();
     co.canonical = true;
     co.max_memory = 0;  // -M bounds the gate and sketch; this pass runs before them
     co.batch_bases = CountOptions().batch_bases;  // the filter's small batches suit its ordered decider
     co.min_count = o.min_count;
-    co.one_pass = true;
     CountHooks ch;
     ch.log = hooks.log;
     ch.progress = hooks.progress;
     if (hooks.pass) ch.pass = [&](const std::string& name) { hooks.pass("weak k-mers, " + name); };
     const CountResult cr = count_kmers(
         co, [&](std::string_view km, uint64_t c) { table->add(encode_kmer<W>(km), saturate32(c)); }, ch);
-    s.expected_leaked = cr.bloom.expected_leaked;
   }
   table->for_each([&](W, uint32_t c) { s.kmers += c >= o.min_count; });
   s.bytes = table->bytes();

@@ -116,7 +116,6 @@ struct ReadFilterResult {
     std::string source;             // "first pass" or the file
     uint64_t kmers = 0;             // k-mers known with count >= min_count
     uint64_t bytes = 0;             // memory of their table
-    double expected_leaked = 0;     // first pass: weak k-mers expected to pass as solid
     double seconds = 0;
   } solid;
 

@@ -447,8 +447,6 @@ void bloom_section(Html& h, const json& st) {
   if (has_num(*b, "keys_inserted")) h.row("First sightings inserted", format_count(unum(*b, "keys_inserted")));
   if (has_num(*b, "kmers_rejected_by_gate"))
     h.row("Occurrences kept out of the table", format_count(unum(*b, "kmers_rejected_by_gate")));
-  if (num(*b, "expected_leaked_singletons") > 0)
-    h.row("Singletons expected to leak as count 2", strf("%.1f", num(*b, "expected_leaked_singletons")));
   h.s += "</table>\n";
   const json* layers = field(*b, "layers");
   if (layers && layers->is_array() && !layers->empty()) {

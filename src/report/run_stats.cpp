@@ -39,8 +39,8 @@ json count_histogram_json(const CountOptions& o, const CountResult& r) {
   json h = {{"max_row", o.histo_max},
             {"overflow_row", o.histo_max + 1},
             {"kmers_above_max_row", r.histogram.back()},
-            {"estimated_rows", r.singletons_estimated ? json::array({1}) : json::array()},
-            {"exact_rows", r.singletons_estimated ? "2 and above" : "all"}};
+            {"estimated_rows", json::array()},
+            {"exact_rows", "all"}};
   json rows = json::array();
   for (size_t c = 1; c < r.histogram.size(); ++c)
     if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
@@ -68,14 +68,13 @@ json gate_json(const BloomReport& b) {
     layers.push_back({{"capacity", l.capacity}, {"bits", l.bits}, {"hashes", l.hashes}, {"keys", l.keys},
                       {"bits_set", l.bits_set}, {"fill", share(l.bits_set, l.bits)},
                       {"target_fpr", l.target_fpr}, {"estimated_fpr", l.estimated_fpr}});
-  return {{"mode", b.one_pass ? "one-pass" : "exact"},
+  return {{"mode", "exact"},
           {"target_fpr", b.target_fpr},
           {"estimated_fpr", b.estimated_fpr},
           {"bytes", b.bytes},
           {"layers", layers},
           {"keys_inserted", b.keys_inserted},
-          {"kmers_rejected_by_gate", b.gate_rejected},
-          {"expected_leaked_singletons", b.expected_leaked}};
+          {"kmers_rejected_by_gate", b.gate_rejected}};
 }
 
 json partitions_json(const PartitionReport& p) {
@@ -161,8 +160,7 @@ json count_stats_json(const RunInfo& run, const CountOptions& o, const CountResu
   j["kmers_distinct"] = r.distinct;
   j["kmers_solid"] = r.solid;
   j["kmers_singleton"] = r.singletons;
-  j["kmers_singleton_estimated"] = r.singletons_estimated;
-  if (r.singletons_estimated) j["kmers_singleton_method"] = r.singletons_method;
+  j["kmers_singleton_estimated"] = false;
   j["max_count"] = r.max_count;
   j["histogram"] = count_histogram_json(o, r);
   j["spectrum"] = spectrum_json(spectrum);
@@ -213,7 +211,6 @@ json filter_stats_json(const RunInfo& run, const ReadFilterOptions& o, const Rea
     j["solid"] = {{"source", r.solid.source},
                   {"kmers", r.solid.kmers},
                   {"bytes", r.solid.bytes},
-                  {"expected_leaked_weak_kmers", r.solid.expected_leaked},
                   {"seconds", r.solid.seconds}};
   j["memory_bytes"] = {{"sketch", r.sketch.bytes}, {"solid_kmers", r.solid.bytes}};
   j["pass_seconds"] = r.pass_seconds;

@@ -7,10 +7,11 @@ EX=$SRC/data/example.fq.gz
 check "--version is one line 'kmerbloom X.Y.Z'" grep -Eqx 'kmerbloom [0-9]+\.[0-9]+\.[0-9]+' "$T/v"
 "$KB" count --help > "$T/help"
 for opt in --kmer-size --output --format --min-count --max-count --histo --histo-max --stats --threads \
-           --no-canonical --expected --one-pass --no-gate --fpr; do
+           --no-canonical --expected --no-gate --fpr; do
   grep -q -- "$opt" "$T/help" || bad "count --help lacks $opt"
 done
 ok "count --help lists every option"
+check "count --help: the retired --one-pass is not offered" test -z "$(grep -- --one-pass "$T/help")"
 
 # Default mode (Bloom gate, two passes) equals the exact count of every k-mer.
 "$KB" count "$EX" -k 31 -o "$T/gate.tsv" --histo "$T/gate.histo" --stats "$T/gate.json" -t 2 -q
@@ -18,6 +19,13 @@ ok "count --help lists every option"
 same "gated two-pass output equals ungated exact output" "$T/gate.tsv" "$T/all.tsv"
 tail -n +2 "$T/gate.histo" > "$T/g2"; tail -n +2 "$T/all.histo" > "$T/a2"
 same "histogram rows >= 2 agree" "$T/g2" "$T/a2"
+
+# --one-pass is retired: accepted with a warning (pipelines that pass it
+# keep running) and the count is the exact one.
+"$KB" count "$EX" -k 31 --one-pass -o "$T/one.tsv" --histo "$T/one.histo" -t 2 2> "$T/one.err"
+check "--one-pass: a warning that it is retired" grep -q -- '--one-pass is retired' "$T/one.err"
+same "--one-pass: the exact output" "$T/gate.tsv" "$T/one.tsv"
+same "--one-pass: the exact histogram" "$T/gate.histo" "$T/one.histo"
 
 # Byte-identical whatever the thread count.
 for t in 1 3; do

@@ -37,9 +37,9 @@ runs count "$KB" count "$T/reads.fa" -k 31 -o "$T/count.{}.tsv" --histo "$T/coun
 alike "count (exact, solid k-mers)" "$T/count.{}.tsv"
 alike "count (exact, histogram)" "$T/count.{}.histo"
 check "count: many solid k-mers ($(wc -l < "$T/count.1.tsv"))" test "$(wc -l < "$T/count.1.tsv")" -gt 1000000
-runs one-pass "$KB" count "$T/reads.fa" -k 25 --one-pass -o "$T/one.{}.tsv" --histo "$T/one.{}.histo"
-alike "count --one-pass (solid k-mers)" "$T/one.{}.tsv"
-alike "count --one-pass (histogram)" "$T/one.{}.histo"
+runs no-gate "$KB" count "$T/reads.fa" -k 25 -c 1 -o "$T/one.{}.tsv" --histo "$T/one.{}.histo"
+alike "count -k 25 -c 1 (every k-mer, no gate)" "$T/one.{}.tsv"
+alike "count -k 25 -c 1 (histogram)" "$T/one.{}.histo"
 
 runs filter "$KB" filter "$T/reads.fa" -k 25 -C 5 --trim-weak -o "$T/filter.{}.fa" --stats "$T/filter.{}.json"
 alike "filter -C 5 --trim-weak (kept reads)" "$T/filter.{}.fa"

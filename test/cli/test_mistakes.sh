@@ -171,16 +171,11 @@ done
 "$KB" count --help > "$T/help.txt"
 # The default --fpr the help names is the one the runs use (bloom.target_fpr in the statistics).
 help_fpr=$(grep -A2 -- '--fpr' "$T/help.txt" | grep -o 'default [0-9.]*' | head -1 | cut -d' ' -f2)
-help_fpr1=$(grep -A2 -- '--fpr' "$T/help.txt" | grep -o 'or [0-9.]* in one-pass' | cut -d' ' -f2)
 "$KB" count "$T/reads.fq" -o /dev/null --stats "$T/fpr.json" -q --no-multiqc
-"$KB" count "$T/reads.fq" -o /dev/null --stats "$T/fpr1.json" -q --no-multiqc --one-pass
 check "count --help: the exact mode's --fpr default ($help_fpr) is the run's" python3 -c '
 import json, sys
 assert abs(json.load(open(sys.argv[1]))["bloom"]["target_fpr"] - float(sys.argv[2])) < 1e-12' "$T/fpr.json" "${help_fpr:-x}"
-check "count --help: the one-pass --fpr default ($help_fpr1) is the run's" python3 -c '
-import json, sys
-assert abs(json.load(open(sys.argv[1]))["bloom"]["target_fpr"] - float(sys.argv[2])) < 1e-12' "$T/fpr1.json" "${help_fpr1:-x}"
-check "count --help: no fixed 0.01 default for --fpr" test -z "$(grep -- '--fpr' -A2 "$T/help.txt" | grep 'default 0.01')"
+check "count --help: no fixed 0.01 default for --fpr" test -z "$(grep -A2 -- '--fpr' "$T/help.txt" | grep 'default 0.01')"
 check "count --help lists -q and -v" grep -Eq -- "-q,.*--quiet" "$T/help.txt"
 check "count --help lists -v" grep -Eq -- "-v,.*--verbose" "$T/help.txt"
 check "count --help: --bloom-growth range" grep -q "1.25 to 16" "$T/help.txt"

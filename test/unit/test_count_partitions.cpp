@@ -109,18 +109,15 @@ CountOptions options(const fs::path& input, unsigned k, unsigned threads) {
 TEST(CountPartitions, SameBytesForAnyThreadCount) {
   const auto reads = genome_reads(1, 20000, 3000, 120);
   const fs::path in = write_fasta(reads, "partitions_threads.fa");
-  for (bool one_pass : {false, true}) {
-    for (unsigned k : {21u, 31u, 45u}) {
-      CountOptions o = options(in, k, 1);
-      o.one_pass = one_pass;
-      const Counted one = run(o);
-      for (unsigned t = 2; t <= 4; ++t) {
-        o.threads = t;
-        const Counted many = run(o);
-        EXPECT_SAME(many.text, one.text) << "k=" << k << " one_pass=" << one_pass << " threads=" << t;
-        EXPECT_SAME(many.result.histogram, one.result.histogram);
-        EXPECT_DOUBLE_EQ(many.result.bloom.expected_leaked, one.result.bloom.expected_leaked);
-      }
+  for (unsigned k : {21u, 31u, 45u}) {
+    CountOptions o = options(in, k, 1);
+    const Counted one = run(o);
+    for (unsigned t = 2; t <= 4; ++t) {
+      o.threads = t;
+      const Counted many = run(o);
+      EXPECT_SAME(many.text, one.text) << "k=" << k << " threads=" << t;
+      EXPECT_SAME(many.result.histogram, one.result.histogram);
+      EXPECT_DOUBLE_EQ(many.result.bloom.estimated_fpr, one.result.bloom.estimated_fpr);
     }
   }
 }
@@ -133,7 +130,6 @@ TEST(CountPartitions, ExactModeMatchesANaiveCountWithExactSingletons) {
   const auto [want, hist] = expected_output(truth);
   EXPECT_SAME(r.text, want);
   EXPECT_SAME(r.result.histogram, hist);  // row 1 too: exact, not estimated
-  EXPECT_FALSE(r.result.singletons_estimated);
   EXPECT_EQ(r.result.distinct, truth.size());
   EXPECT_EQ(r.result.passes, 1u);
 }
@@ -144,20 +140,17 @@ TEST(CountPartitions, SpillToTemporaryFilesGivesTheSameOutput) {
   const auto reads = genome_reads(3, 200000, 40000, 150);
   const fs::path in = write_fasta(reads, "partitions_spill.fa");
   const fs::path tmp = empty_dir("partitions_spill_tmp");
-  for (bool one_pass : {false, true}) {
-    CountOptions o = options(in, 31, 2);
-    o.one_pass = one_pass;
-    o.tmp_dir = tmp.string();
-    const Counted memory = run(o);
-    EXPECT_EQ(memory.result.spool.disk_bytes, 0u);
-    o.max_memory = budget_with_1mb_spool(o);
-    const Counted disk = run(o);
-    EXPECT_GT(disk.result.spool.disk_bytes, uint64_t{3} << 20);
-    EXPECT_LE(disk.result.spool.memory_peak, uint64_t{1} << 20);
-    EXPECT_SAME(disk.text, memory.text) << "one_pass=" << one_pass;
-    EXPECT_SAME(disk.result.histogram, memory.result.histogram);
-    EXPECT_TRUE(fs::is_empty(tmp));
-  }
+  CountOptions o = options(in, 31, 2);
+  o.tmp_dir = tmp.string();
+  const Counted memory = run(o);
+  EXPECT_EQ(memory.result.spool.disk_bytes, 0u);
+  o.max_memory = budget_with_1mb_spool(o);
+  const Counted disk = run(o);
+  EXPECT_GT(disk.result.spool.disk_bytes, uint64_t{3} << 20);
+  EXPECT_LE(disk.result.spool.memory_peak, uint64_t{1} << 20);
+  EXPECT_SAME(disk.text, memory.text);
+  EXPECT_SAME(disk.result.histogram, memory.result.histogram);
+  EXPECT_TRUE(fs::is_empty(tmp));
 }
 
 TEST(CountPartitions, FullTemporaryDirectoryIsAnOutputError) {
@@ -239,38 +232,6 @@ TEST(CountPartitions, SkewedPartitionStillCountsExactly) {
   EXPECT_GT(r.result.bloom.layers.size(), 1u) << "the skewed partition's filter should have grown";
 }
 
-// One pass: a singleton whose only sighting met a false positive is reported
-// with count 2. The statistics' expected number of such leaks (the model
-// rate each first sighting met) agrees with the leaks counted against the
-// exact run, at a rate high enough for thousands of them.
-TEST(CountPartitions, OnePassLeaksAgreeWithTheirExpectation) {
-  const auto reads = genome_reads(7, 200000, 30000, 150);
-  const fs::path in = write_fasta(reads, "partitions_leaks.fa");
-  CountOptions o = options(in, 31, 2);
-  o.batch_bases = 1u << 20;
-  o.fpr = 0.1;
-  const Counted exact = run(o);
-  o.one_pass = true;
-  const Counted one = run(o);
-  std::map<std::string, uint64_t> solid;
-  std::istringstream ex(exact.text);
-  for (std::string km, c; ex >> km >> c;) solid[km] = std::stoull(c);
-  uint64_t leaks = 0, wrong = 0;
-  std::istringstream op(one.text);
-  for (std::string km, c; op >> km >> c;) {
-    const auto it = solid.find(km);
-    if (it == solid.end()) ++leaks;  // a singleton reported as count 2
-    else wrong += it->second != std::stoull(c);
-  }
-  const double expected = one.result.bloom.expected_leaked;
-  ASSERT_GT(expected, 1000) << "too few leaks to compare";
-  EXPECT_NEAR(static_cast<double>(leaks), expected, 4 * std::sqrt(expected) + 0.02 * expected)
-      << "measured " << leaks << " leaked singletons";
-  // The same rate inflates a repeated k-mer's count when its first sighting met
-  // a false positive: about as often, relative to the repeated k-mers.
-  EXPECT_GT(wrong, 0u);
-}
-
 // A partition whose turned-away first sightings exceed
 // first_sightings_bytes is recounted instead: the same exact output.
 TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
@@ -289,10 +250,10 @@ TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
 }
 
 // A cache planted far smaller than the partitions (the pilot measures them
-// past twice the target): after the pilot (its first 2^20 occurrences) they
+// past four times the target): after the pilot (its first 2^20 occurrences) they
 // are counted in sweeps, each with its own filter and table, and the output,
-// histogram and distinct count stay those of the whole partitions, in both
-// modes and for any thread count, the recount path included.
+// histogram and distinct count stay those of the whole partitions, for
+// any thread count, the recount path included.
 TEST(CountPartitions, PartitionsThatOutgrowTheCacheAreCountedInSweeps) {
   const auto reads = genome_reads(9, 60000, 20000, 150);
   const fs::path in = write_fasta(reads, "partitions_sweeps.fa");
@@ -317,17 +278,4 @@ TEST(CountPartitions, PartitionsThatOutgrowTheCacheAreCountedInSweeps) {
   EXPECT_GT(recounted.result.partitions.split, 0u);
   EXPECT_SAME(recounted.text, whole.text);
   EXPECT_SAME(recounted.result.histogram, whole.result.histogram);
-  o.first_sightings_bytes = CountOptions{}.first_sightings_bytes;
-  o.one_pass = true;
-  o.cache_bytes = 0;
-  const Counted one = run(o);
-  o.cache_bytes = 256;
-  const Counted one_swept = run(o);
-  EXPECT_GT(one_swept.result.partitions.split, 0u);
-  // One pass reports the same solid k-mers but for leaked singletons, and
-  // estimates the singletons from each sweep's filter: close, not equal.
-  EXPECT_NEAR(static_cast<double>(one_swept.result.solid), static_cast<double>(one.result.solid),
-              0.01 * static_cast<double>(one.result.solid));
-  EXPECT_NEAR(static_cast<double>(one_swept.result.distinct), static_cast<double>(whole.result.distinct),
-              0.05 * static_cast<double>(whole.result.distinct));
 }

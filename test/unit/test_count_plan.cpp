@@ -99,17 +99,14 @@ TEST(CountPlan, ABudgetTheBuffersExceedIsRefused) {
   EXPECT_NO_THROW(plan_count(opts(1, uint64_t{32} << 20), {0}));
 }
 
-TEST(CountPlan, RatesByMode) {
+TEST(CountPlan, RateAndGate) {
   CountOptions o = opts(1, 0);
   EXPECT_DOUBLE_EQ(plan_count(o, {}).fpr, kExactFpr);
   EXPECT_TRUE(plan_count(o, {}).gated);
-  o.one_pass = true;
-  EXPECT_DOUBLE_EQ(plan_count(o, {}).fpr, kOnePassFpr);
   o.fpr = 0.02;
   EXPECT_DOUBLE_EQ(plan_count(o, {}).fpr, 0.02);
   o.min_count = 1;
   EXPECT_FALSE(plan_count(o, {}).gated);
-  EXPECT_FALSE(plan_count(o, {}).one_pass);
   o.k = 7;
   EXPECT_EQ(plan_count(o, {}).minimizer, 7u);
 }
