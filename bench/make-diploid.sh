@@ -12,7 +12,7 @@
 #                                no mutations of its own)
 #   NAME_hifi.fq.gz              HiFi-like reads, 15 kb mean, 99% accuracy,
 #                                HIFI_X of G in total (pbsim 1.0.3, CLR model held
-#                                at 99%; its CCS mode caps reads at 2.5 kb)
+#                                at 99%: its CCS mode fixes accuracy at 98%)
 #   ecoli_hifi.fq.gz             the same HiFi-like reads at 40x of ecoli.fa
 #                                (when ../shared/bench/make-data.sh wrote it)
 #   NAME_hap1.fa NAME_hap2.fa NAME_genome.tsv   the genome and what it holds
