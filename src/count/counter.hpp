@@ -46,7 +46,10 @@ struct CountOptions : ReadSetOptions {
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a
-  // skewed partition cannot take more memory than this.
+  // skewed partition cannot take more memory than this. Without -M, a
+  // partition may keep as many as its filter was sized for (each distinct
+  // k-mer turned away at most once), so that reads with many distinct k-mers
+  // (long reads at 1% error) are not recounted: the pilot sized that.
   uint64_t first_sightings_bytes = uint64_t{2} << 20;
 
   // Throws std::invalid_argument naming the first bad option.

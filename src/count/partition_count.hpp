@@ -101,7 +101,7 @@ class PartitionCounter {
       bp.growth = o_.bloom_growth;
       bp.initial_capacity = size.bloom_capacity;
       ScalableBloom bloom(bp);
-      out.kmers += gate(part, bloom);
+      out.kmers += gate(part, bloom, size.bloom_capacity);
       const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
       t_.histogram[1] += once;
       out.distinct += once;
@@ -174,12 +174,14 @@ class PartitionCounter {
   }
 
   // The partition through the gate, counting the table's keys; returns the
-  // occurrences seen.
-  uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
+  // occurrences seen. `expected` distinct k-mers were planned for.
+  uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom, uint64_t expected) {
     uint64_t rejected = 0;
     turned_away_.clear();
     list_full_ = false;
-    const uint64_t list_cap = o_.first_sightings_bytes / sizeof(W);
+    const uint64_t list_cap = o_.max_memory || o_.first_sightings_bytes != CountOptions{}.first_sightings_bytes
+                                  ? o_.first_sightings_bytes / sizeof(W)
+                                  : std::max(o_.first_sightings_bytes / sizeof(W), expected);
     const auto prefetch = [&](uint64_t h) {
       table_.prefetch(h);
       bloom.prefetch(h);
