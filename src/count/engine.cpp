@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -36,6 +38,53 @@ using detail::scatter_input;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// A bounded queue of chunks from one producer thread to one consumer:
+// push() waits while `depth` chunks wait (false once the consumer stopped);
+// pop() waits for a chunk (false at the end, rethrowing the producer's
+// exception if it failed).
+template <class T>
+class ChunkQueue {
+ public:
+  explicit ChunkQueue(size_t depth) : depth_(depth) {}
+  bool push(std::vector<T>&& chunk) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return stopped_ || chunks_.size() < depth_; });
+    if (stopped_) return false;
+    chunks_.push_back(std::move(chunk));
+    cv_.notify_all();
+    return true;
+  }
+  bool pop(std::vector<T>& out) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !chunks_.empty() || closed_ || error_; });
+    if (!chunks_.empty()) {
+      out = std::move(chunks_.front());
+      chunks_.pop_front();
+      cv_.notify_all();
+      return true;
+    }
+    if (error_) std::rethrow_exception(error_);
+    return false;
+  }
+  void close() { set([&] { closed_ = true; }); }
+  void fail(std::exception_ptr e) { set([&] { error_ = std::move(e); }); }
+  void stop() { set([&] { stopped_ = true; }); }
+
+ private:
+  template <class F>
+  void set(F&& f) {
+    std::lock_guard lock(mu_);
+    f();
+    cv_.notify_all();
+  }
+  size_t depth_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<T>> chunks_;
+  bool closed_ = false, stopped_ = false;
+  std::exception_ptr error_;
+};
 
 // The pilot: partitions counted first, one after the other, until they hold
 // this many k-mer occurrences; their ratio of distinct k-mers (and of table
@@ -328,24 +377,26 @@ class Engine {
   // One cursor per partition's run and a loser tree over their heads: a
   // k-mer out costs one comparison per level on its leaf's path (log2 P),
   // against about twice that for a binary heap's sift, and no heap entries
-  // are moved. Keys are unique across runs (a k-mer has one partition).
+  // are moved. The heads sit in one array, a finished run's head the
+  // all-ones word (never a k-mer: its top bits are clear), so a match is one
+  // key comparison. Keys are unique across runs (a k-mer has one partition).
   void merge(Spool& spool, const KmerSink& sink, CountResult& r) {
     constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
+    constexpr W kDone = ~W{0};
     struct Cursor {
       size_t block = 0, at = 0;
       std::vector<uint8_t> buf;
-      W key{};
-      uint32_t count = 0;
-      bool done = true;
     };
     uint32_t leaves = 1;
     while (leaves < plan_.partitions) leaves *= 2;
     std::vector<Cursor> cursors(leaves);  // past the partitions: done from the start
+    std::vector<W> head(leaves, kDone);
+    std::vector<uint32_t> count(leaves, 0);
     auto advance = [&](uint32_t p) {
       Cursor& c = cursors[p];
       if (c.at == c.buf.size()) {
         if (p >= plan_.partitions || c.block == runs_[p].size()) {
-          c.done = true;
+          head[p] = kDone;
           return;
         }
         Spool::Block& b = runs_[p][c.block++];
@@ -354,15 +405,9 @@ class Engine {
         spool.release(b);
         c.at = 0;
       }
-      std::memcpy(static_cast<void*>(&c.key), c.buf.data() + c.at, sizeof(W));
-      std::memcpy(&c.count, c.buf.data() + c.at + sizeof(W), sizeof c.count);
+      std::memcpy(static_cast<void*>(&head[p]), c.buf.data() + c.at, sizeof(W));
+      std::memcpy(&count[p], c.buf.data() + c.at + sizeof(W), sizeof(uint32_t));
       c.at += kEntry;
-      c.done = false;
-    };
-    // Whether leaf a's head goes out before leaf b's.
-    auto before = [&](uint32_t a, uint32_t b) {
-      const Cursor &x = cursors[a], &y = cursors[b];
-      return !x.done && (y.done || x.key < y.key);
     };
     for (uint32_t p = 0; p < leaves; ++p) advance(p);
     // loser[n]: the leaf that lost the match at inner node n (1..leaves-1);
@@ -371,21 +416,60 @@ class Engine {
     for (uint32_t p = 0; p < leaves; ++p) winner[leaves + p] = p;
     for (uint32_t n = leaves - 1; n >= 1; --n) {
       const uint32_t a = winner[2 * n], b = winner[2 * n + 1];
-      const bool a_first = !before(b, a);
+      const bool a_first = !(head[b] < head[a]);
       winner[n] = a_first ? a : b;
       loser[n] = a_first ? b : a;
     }
     uint32_t top = winner[1];
+    // The next k-mers in order, `max` at most, into `out`; false when none
+    // is left.
+    auto next_chunk = [&](std::vector<std::pair<W, uint32_t>>& out, size_t max) {
+      out.clear();
+      while (out.size() < max && head[top] != kDone) {
+        out.emplace_back(head[top], count[top]);
+        advance(top);
+        for (uint32_t n = (leaves + top) / 2; n >= 1; n /= 2)
+          if (head[loser[n]] < head[top]) std::swap(loser[n], top);
+      }
+      return !out.empty();
+    };
     std::string text(o_.k, 'A');
-    while (!cursors[top].done) {
-      const Cursor& c = cursors[top];
-      decode_kmer_to(c.key, o_.k, text.data());
-      if ((++r.solid & 0xffff) == 0) units_done(0x10000);
-      sink(text, c.count);
-      advance(top);
-      for (uint32_t n = (leaves + top) / 2; n >= 1; n /= 2)
-        if (before(loser[n], top)) std::swap(loser[n], top);
+    auto emit = [&](const std::vector<std::pair<W, uint32_t>>& chunk) {
+      for (const auto& [key, c] : chunk) {
+        decode_kmer_to(key, o_.k, text.data());
+        sink(text, c);
+      }
+      r.solid += chunk.size();
+      units_done(chunk.size());
+    };
+    // With a second thread, the tree runs there while this one writes the
+    // output (half the pass each on HiFi-like reads); alone, in turn.
+    constexpr size_t kChunk = size_t{1} << 15;
+    if (o_.threads < 2) {
+      std::vector<std::pair<W, uint32_t>> chunk;
+      while (next_chunk(chunk, kChunk)) emit(chunk);
+      return;
     }
+    ChunkQueue<std::pair<W, uint32_t>> queue(4);
+    std::thread producer([&] {
+      try {
+        std::vector<std::pair<W, uint32_t>> chunk;
+        while (next_chunk(chunk, kChunk))
+          if (!queue.push(std::move(chunk))) return;  // the writer stopped
+        queue.close();
+      } catch (...) {
+        queue.fail(std::current_exception());
+      }
+    });
+    try {
+      std::vector<std::pair<W, uint32_t>> chunk;
+      while (queue.pop(chunk)) emit(chunk);
+    } catch (...) {
+      queue.stop();
+      producer.join();
+      throw;
+    }
+    producer.join();
   }
 
   void finish(CountResult& r, const Spool& spool);

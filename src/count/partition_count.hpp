@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -81,12 +82,43 @@ class PartitionCounter {
     const size_t first = solid.size();
     sweeps_ = std::max(1u, sweeps);
     for (sweep_ = 0; sweep_ < sweeps_; ++sweep_) count_sweep(part, size, out, solid);
-    std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    sort_by_key(solid, first);
     return out;
   }
 
  private:
+  // Sorts solid[first, end) by k-mer. For k <= 31, a counting pass first
+  // spreads the entries over buckets by their first bases (about 32 entries
+  // a bucket), each then sorted on its own in cache: on HiFi-like reads'
+  // partitions (some 200,000 solid k-mers each) std::sort alone took 8% of
+  // the run.
+  void sort_by_key(std::vector<std::pair<W, uint32_t>>& solid, size_t first) {
+    const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+    const auto begin = solid.begin() + static_cast<std::ptrdiff_t>(first);
+    const size_t n = solid.size() - first;
+    if constexpr (std::is_same_v<W, uint64_t>) {
+      if (n >= 4096) {
+        const unsigned bits = std::min(2 * shape_.k, std::clamp(static_cast<unsigned>(std::bit_width(n / 32)), 1u, 16u));
+        const unsigned shift = 2 * shape_.k - bits;
+        buckets_.assign((size_t{1} << bits) + 1, 0);
+        for (auto it = begin; it != solid.end(); ++it) ++buckets_[(it->first >> shift) + 1];
+        for (size_t b = 1; b < buckets_.size(); ++b) buckets_[b] += buckets_[b - 1];
+        sorted_.resize(n);
+        for (auto it = begin; it != solid.end(); ++it) sorted_[buckets_[it->first >> shift]++] = *it;
+        // buckets_[b] is now the end of bucket b (and the start of b + 1).
+        size_t from = 0;
+        for (size_t b = 0; b + 1 < buckets_.size(); ++b) {
+          std::sort(sorted_.begin() + static_cast<std::ptrdiff_t>(from),
+                    sorted_.begin() + static_cast<std::ptrdiff_t>(buckets_[b]), by_key);
+          from = buckets_[b];
+        }
+        std::copy(sorted_.begin(), sorted_.end(), begin);
+        return;
+      }
+    }
+    std::sort(begin, solid.end(), by_key);
+  }
+
   // One sweep: its k-mers through the gate and table, its outcome added to `out`.
   void count_sweep(const LoadedPartition& part, const PartitionSizing& size, PartitionOutcome& out,
                    std::vector<std::pair<W, uint32_t>>& solid) {
@@ -277,6 +309,8 @@ class PartitionCounter {
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
   bool list_full_ = false;                  // exact: more than first_sightings_bytes: recount
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
+  std::vector<size_t> buckets_;                     // sort_by_key's scratch
+  std::vector<std::pair<W, uint32_t>> sorted_;
 };
 
 }  // namespace kmerbloom::detail

@@ -77,6 +77,7 @@ class KffWriter {
 
  private:
   void flush_section();
+  bool before(const uint8_t* a, const uint8_t* b) const;
   void write_vars(const std::vector<std::pair<std::string, uint64_t>>& vars);
   void emit(const void* data, size_t n);
 

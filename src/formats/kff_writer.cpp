@@ -1,5 +1,6 @@
 // KffWriter: sorted k-mers and counts into a KFF file as kmc_tools reads it.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 
@@ -11,6 +12,36 @@
 namespace kmerbloom {
 
 using namespace kff;
+
+namespace {
+
+// 0..3 for A, C, G, T; 4 for every other byte (lower case too).
+constexpr std::array<uint8_t, 256> kUpperCode = [] {
+  std::array<uint8_t, 256> t{};
+  t.fill(4);
+  t['A'] = 0;
+  t['C'] = 1;
+  t['G'] = 2;
+  t['T'] = 3;
+  return t;
+}();
+
+}  // namespace
+
+// Whether packed k-mer a sorts strictly before b (kmer_bytes_ bytes each,
+// compared as big-endian words).
+bool KffWriter::before(const uint8_t* a, const uint8_t* b) const {
+  size_t i = 0;
+  for (; i + 8 <= kmer_bytes_; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
+  }
+  for (; i < kmer_bytes_; ++i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return false;
+}
 
 KffWriter::KffWriter(OutputFile& out, const KffWriterOptions& options)
     : out_(out), o_(options), kmer_bytes_(packed_bytes(options.k)) {
@@ -39,17 +70,26 @@ void KffWriter::add(std::string_view kmer, uint64_t count) {
     throw std::invalid_argument("KFF: k-mer of " + std::to_string(kmer.size()) + " bases, k is " + std::to_string(o_.k));
   if (count == 0) throw std::invalid_argument("KFF: count 0 for " + std::string(kmer));
   const size_t at = packed_.size();
-  packed_.resize(at + kmer_bytes_, 0);
+  packed_.resize(at + kmer_bytes_);
   uint8_t* p = packed_.data() + at;
   // Right-aligned: the first byte holds the first (k - 1) % 4 + 1 bases.
-  size_t bit = 2 * (4 * kmer_bytes_ - o_.k);
+  // Four letters a byte, through a table that flags anything but upper-case
+  // ACGT (one check for the whole k-mer).
+  unsigned bad = 0, held = static_cast<unsigned>(4 * kmer_bytes_ - o_.k);  // bases of the byte filled so far
+  unsigned byte = 0;
   for (const char c : kmer) {
-    const uint8_t code = kBaseCode[static_cast<unsigned char>(c)];
-    if (code > 3 || kBaseChar[code] != c) throw std::invalid_argument("KFF: not an ACGT k-mer: " + std::string(kmer));
-    p[bit / 8] = static_cast<uint8_t>(p[bit / 8] | code << (6 - bit % 8));
-    bit += 2;
+    const uint8_t code = kUpperCode[static_cast<unsigned char>(c)];
+    bad |= code;
+    byte = byte << 2 | (code & 3u);
+    if (++held == 4) {
+      *p++ = static_cast<uint8_t>(byte);
+      byte = 0;
+      held = 0;
+    }
   }
-  if (kmers_ > 0 && std::memcmp(p, last_.data(), kmer_bytes_) <= 0)
+  if (bad > 3) throw std::invalid_argument("KFF: not an ACGT k-mer: " + std::string(kmer));
+  p = packed_.data() + at;
+  if (kmers_ > 0 && !before(last_.data(), p))
     throw std::invalid_argument("KFF: k-mers must come sorted and unique: " + std::string(kmer) + " is not after the one before");
   std::memcpy(last_.data(), p, kmer_bytes_);
   counts_.push_back(count);
