@@ -5,6 +5,7 @@
 # k-mers (count >= 2). For each set and each of REPEAT rounds, in turn:
 #   kmerbloom count INPUTS -k 31 -t 2 --format kff -o X.kff --stats X.json --no-multiqc
 #   kmerbloom count ... -M 1G                       (the same, held to 1 GiB)
+#   KB_BASE count ...                               (when KB_BASE names an earlier build: before/after)
 #   kmc -k31 -ci2 -cs4294967295 -t2 -m4 -fq @LIST DB TMP
 #   FastK -k31 -t2 -T2 -M4 -PTMP -NX INPUTS         (when FASTK is set)
 # each under /usr/bin/time -v, while the size of its temporary directory and
@@ -29,7 +30,8 @@
 # Env: KB (kmerbloom binary, default build/kmerbloom), FASTK (a FastK binary,
 #      built from github.com/thegenemyers/FASTK with make; its Tabex beside it;
 #      unset: FastK is skipped), DATA (/tmp/kmerbloom-bench/data), OUT
-#      (/tmp/kmerbloom-bench/scale-genome), REPEAT (1), KEEP (1 keeps the
+#      (/tmp/kmerbloom-bench/scale-genome), KB_BASE (an earlier kmerbloom, also run),
+#      REPEAT (1), KEEP (1 keeps the
 #      databases and tables).
 # Needs Debian packages kmc time jq (installed when missing). Time on 2 cores:
 # about 9 minutes for the 120 Mbp diploid pairs (3 Gbp) and 8 for its HiFi
@@ -45,6 +47,7 @@ DATA=${DATA:-/tmp/kmerbloom-bench/data}
 OUT=${OUT:-/tmp/kmerbloom-bench/scale-genome}
 REPEAT=${REPEAT:-1}
 KEEP=${KEEP:-0}
+KB_BASE=${KB_BASE:-}
 SETS=("$@")
 [ ${#SETS[@]} -gt 0 ] || SETS=(ecoli_100x diploid120 diploid120_hifi ecoli_hifi)
 . "$HERE/measure.sh"
@@ -122,12 +125,17 @@ for set in "${SETS[@]}"; do
       --format kff -o "$S/kb.$r.kff" --stats "$S/kb.$r.json" --no-multiqc
     watched "kmerbloom_M1G.$set.$r" "$S/tmp" "$KB" count "${INPUTS[@]}" -k 31 -t 2 -M 1G --tmp-dir "$S/tmp" \
       --format kff -o "$S/kb1g.$r.kff" --stats "$S/kb1g.$r.json" --no-multiqc
+    if [ -n "$KB_BASE" ]; then
+      watched "kmerbloom_base.$set.$r" "$S/tmp" "$KB_BASE" count "${INPUTS[@]}" -k 31 -t 2 --tmp-dir "$S/tmp" \
+        --format kff -o "$S/kbbase.$r.kff" --stats "$S/kbbase.$r.json" --no-multiqc
+    fi
     watched "kmc.$set.$r" "$S/tmp" kmc -k31 -ci2 -cs4294967295 -t2 -m4 -fq @"$S/list" "$S/kmc.$r" "$S/tmp"
     if [ -n "$FASTK" ]; then
       watched "fastk.$set.$r" "$S/tmp" "$FASTK" -k31 -t2 -T2 -M4 -P"$S/tmp" -N"$S/fastk.$r" "${INPUTS[@]}"
     fi
-    for v in kb kb1g; do
-      jq -r --arg run "$([ $v = kb ] && echo kmerbloom || echo kmerbloom_M1G).$set.$r" \
+    for v in kb kb1g ${KB_BASE:+kbbase}; do
+      case $v in kb) name=kmerbloom ;; kb1g) name=kmerbloom_M1G ;; *) name=kmerbloom_base ;; esac
+      jq -r --arg run "$name.$set.$r" \
         '[$run, .partitions.count, .passes, (.pass_seconds | map(. * 10 | round / 10 | tostring) | join("/")),
           .temporary.disk_bytes_written, .kmers_solid] | @tsv' "$S/$v.$r.json" >> "$OUT/kmerbloom.tsv"
     done
@@ -136,6 +144,7 @@ for set in "${SETS[@]}"; do
       log "$set: checking the outputs"
       kmc_vs_kff "kmerbloom.$set" "$S/kmc.1" "$S/kb.1.kff"
       kmc_vs_kff "kmerbloom_M1G.$set" "$S/kmc.1" "$S/kb1g.1.kff"
+      [ -z "$KB_BASE" ] || kmc_vs_kff "kmerbloom_base.$set" "$S/kmc.1" "$S/kbbase.1.kff"
       if [ -n "$FASTK" ]; then
         a=$(kmc_tools -hp transform "$S/kmc.1" dump -s /dev/stdout |
           awk '{ c = $2 > 32767 ? 32767 : $2; print $1 "\t" c }' | md5sum | cut -d' ' -f1)
@@ -145,7 +154,7 @@ for set in "${SETS[@]}"; do
       fi
     fi
     if [ "$KEEP" != 1 ]; then
-      rm -f "$S/kb.$r.kff" "$S/kb1g.$r.kff" "$S/kmc.$r".kmc_* "$S/fastk.$r".ktab "$S/.fastk.$r".ktab.*
+      rm -f "$S/kb.$r.kff" "$S/kb1g.$r.kff" "$S/kbbase.$r.kff" "$S/kmc.$r".kmc_* "$S/fastk.$r".ktab "$S/.fastk.$r".ktab.*
     fi
   done
   rm -rf "$S/tmp"
