@@ -30,9 +30,8 @@
 # Env: KB (kmerbloom binary, default build/kmerbloom), FASTK (a FastK binary,
 #      built from github.com/thegenemyers/FASTK with make; its Tabex beside it;
 #      unset: FastK is skipped), DATA (/tmp/kmerbloom-bench/data), OUT
-#      (/tmp/kmerbloom-bench/scale-genome), KB_BASE (an earlier kmerbloom, also run),
-#      REPEAT (1), KEEP (1 keeps the
-#      databases and tables).
+#      (/tmp/kmerbloom-bench/scale-genome), KB_BASE (an earlier kmerbloom, also
+#      run), REPEAT (1), KEEP (1 keeps the databases and tables).
 # Needs Debian packages kmc time jq (installed when missing). Time on 2 cores:
 # about 9 minutes for the 120 Mbp diploid pairs (3 Gbp) and 8 for its HiFi
 # reads, 2.5 and 2 for ecoli_100x and ecoli_hifi. Disk: up to 4.4 GB of
