@@ -49,7 +49,9 @@ inline uint64_t load_relaxed(const uint64_t& w) noexcept {
 // (x in 0..512). The popcount runs on the CPU's own instruction where it has
 // one: one portable binary, a clone per target chosen when the program loads
 // (the baseline x86-64 build would otherwise call a software popcount).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: its runtime is not up when the loader runs the
+// clone's resolver, and the program dies before main.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("popcnt", "default")))
 #endif
 void block_fill(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept {
