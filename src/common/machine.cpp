@@ -102,15 +102,49 @@ CacheSizes read_cache_sizes(const std::string& sysfs) {
   return c;
 }
 
-uint64_t available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  uint64_t value = 0;
-  while (in >> key >> value) {
-    std::getline(in, unit);
-    if (key == "MemAvailable:") return value << 10;  // kB
+uint64_t available_memory(const std::string& proc, const std::string& cgroup_root) {
+  uint64_t available = 0;
+  {
+    std::ifstream in(proc + "/meminfo");
+    std::string key, unit;
+    uint64_t value = 0;
+    while (in >> key >> value) {
+      std::getline(in, unit);
+      if (key == "MemAvailable:") {
+        available = value << 10;  // kB
+        break;
+      }
+    }
   }
-  return 0;
+  // The cgroup this process runs in, and each one above it: a job of a
+  // cluster or a container may have less room than the machine. cgroup v2
+  // ("0::/path", memory.max and memory.current) or v1's memory controller
+  // ("N:memory:/path", memory.limit_in_bytes and memory.usage_in_bytes; no
+  // limit reads as a number past what parse_cache_size takes).
+  auto take = [&](std::string dir, const std::string& top, const char* max_file, const char* used_file) {
+    while (true) {
+      const std::string max = read_line(dir + "/" + max_file);
+      const uint64_t limit = max == "max" ? 0 : parse_cache_size(max);
+      if (limit) {
+        const uint64_t used = parse_cache_size(read_line(dir + "/" + used_file));
+        const uint64_t room = limit > used ? limit - used : 0;
+        available = available ? std::min(available, room) : room;
+      }
+      if (dir.size() <= top.size()) return;
+      dir.erase(dir.find_last_of('/'));
+    }
+  };
+  std::ifstream in(proc + "/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    std::string rel = path == "/" ? "" : path;
+    if (line.rfind("0::", 0) == 0) take(cgroup_root + rel, cgroup_root, "memory.max", "memory.current");
+    else if (controllers == "memory")
+      take(cgroup_root + "/memory" + rel, cgroup_root + "/memory", "memory.limit_in_bytes", "memory.usage_in_bytes");
+  }
+  return available;
 }
 
 const CacheSizes& machine_caches() {

@@ -32,9 +32,11 @@ CacheSizes read_cache_sizes(const std::string& sysfs = "/sys");
 // The running machine's, read once.
 const CacheSizes& machine_caches();
 
-// Memory the kernel says can be taken without swapping (MemAvailable of
-// /proc/meminfo, read at each call); 0 when unknown.
-uint64_t available_memory();
+// Memory this process can take without swapping or meeting a cgroup limit,
+// read at each call: MemAvailable of <proc>/meminfo, and no more than the
+// room left under memory.max of its cgroup (v2) and of every cgroup above it
+// (a SLURM job's, a container's); 0 when unknown. Tests plant both trees.
+uint64_t available_memory(const std::string& proc = "/proc", const std::string& cgroup_root = "/sys/fs/cgroup");
 
 // "1024K", "2M", "1048576" -> bytes; 0 when it does not parse.
 uint64_t parse_cache_size(const std::string& text);

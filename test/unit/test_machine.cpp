@@ -72,6 +72,37 @@ TEST(Machine, TheEnvironmentVariableWinsAndNonsenseIsIgnored) {
   EXPECT_EQ(c.l2, uint64_t{512} << 10);
 }
 
+namespace {
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+}  // namespace
+
+// The room under a cgroup's limit, the tightest of the process's cgroup and
+// those above it, wins over MemAvailable when smaller: cgroup v2 (a SLURM
+// job's limit on the job, none on the step) and v1's memory controller.
+TEST(Machine, AvailableMemoryIsTheTightestOfMemAvailableAndTheCgroups) {
+  const fs::path root = fs::path(::testing::TempDir()) / "machine_mem";
+  fs::remove_all(root);
+  const fs::path proc = root / "proc", cg = root / "cgroup";
+  write(proc / "meminfo", "MemTotal:       16000000 kB\nMemFree:         1000000 kB\nMemAvailable:    8000000 kB\n");
+  write(proc / "self/cgroup", "0::/job_7/step_0\n");
+  EXPECT_EQ(available_memory(proc.string(), cg.string()), uint64_t{8000000} << 10);  // no limit files at all
+  write(cg / "job_7/memory.max", "1073741824\n");
+  write(cg / "job_7/memory.current", "268435456\n");
+  write(cg / "job_7/step_0/memory.max", "max\n");
+  write(cg / "job_7/step_0/memory.current", "4096\n");
+  EXPECT_EQ(available_memory(proc.string(), cg.string()), uint64_t{768} << 20);
+  write(cg / "job_7/memory.current", "2000000000\n");  // past the limit: no room
+  EXPECT_EQ(available_memory(proc.string(), cg.string()), 0u);
+  write(proc / "self/cgroup", "9:pids:/\n4:memory:/slurm/uid_0/job_3\n0::/\n");
+  write(cg / "memory/slurm/memory.limit_in_bytes", "9223372036854771712\n");  // v1's "no limit"
+  write(cg / "memory/slurm/uid_0/job_3/memory.limit_in_bytes", "2147483648\n");
+  write(cg / "memory/slurm/uid_0/job_3/memory.usage_in_bytes", "1073741824\n");
+  EXPECT_EQ(available_memory(proc.string(), cg.string()), uint64_t{1} << 30);
+}
+
 TEST(Machine, WithoutSysfsSomethingSensibleIsUsed) {
   NoEnv env;
   const CacheSizes c = read_cache_sizes((fs::path(::testing::TempDir()) / "machine_no_sysfs").string());
