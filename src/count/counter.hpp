@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@
 namespace kmerbloom {
 
 enum class GateMode { automatic, none, bloom };
+
+// Bytes of turned-away first sightings a counting thread keeps under -M
+// (CountOptions::first_sightings_bytes).
+inline constexpr uint64_t kFirstSightingsBytes = uint64_t{2} << 20;
 
 struct CountOptions : ReadSetOptions {
   CountOptions() { batch_bases = 1u << 19; }
@@ -46,11 +51,12 @@ struct CountOptions : ReadSetOptions {
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a
-  // skewed partition cannot take more memory than this. Without -M, a
-  // partition may keep as many as its filter was sized for (each distinct
-  // k-mer turned away at most once), so that reads with many distinct k-mers
-  // (long reads at 1% error) are not recounted: the pilot sized that.
-  uint64_t first_sightings_bytes = uint64_t{2} << 20;
+  // skewed partition cannot take more memory than this. Unset: with -M,
+  // kFirstSightingsBytes; without, as many as the partition's filter was
+  // sized for (each distinct k-mer is turned away at most once) and at least
+  // that, so that reads rich in distinct k-mers (long reads at 1% error) are
+  // not recounted.
+  std::optional<uint64_t> first_sightings_bytes;
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -19,6 +17,7 @@
 #include "kmer/minimizer.hpp"
 #include "seqio/pipeline.hpp"
 #include "seqio/paths.hpp"
+#include "seqio/queues.hpp"
 #include "seqio/reader.hpp"
 #include "count/bin_file.hpp"
 #include "count/partition_count.hpp"
@@ -38,53 +37,6 @@ using detail::scatter_input;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// A bounded queue of chunks from one producer thread to one consumer:
-// push() waits while `depth` chunks wait (false once the consumer stopped);
-// pop() waits for a chunk (false at the end, rethrowing the producer's
-// exception if it failed).
-template <class T>
-class ChunkQueue {
- public:
-  explicit ChunkQueue(size_t depth) : depth_(depth) {}
-  bool push(std::vector<T>&& chunk) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return stopped_ || chunks_.size() < depth_; });
-    if (stopped_) return false;
-    chunks_.push_back(std::move(chunk));
-    cv_.notify_all();
-    return true;
-  }
-  bool pop(std::vector<T>& out) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !chunks_.empty() || closed_ || error_; });
-    if (!chunks_.empty()) {
-      out = std::move(chunks_.front());
-      chunks_.pop_front();
-      cv_.notify_all();
-      return true;
-    }
-    if (error_) std::rethrow_exception(error_);
-    return false;
-  }
-  void close() { set([&] { closed_ = true; }); }
-  void fail(std::exception_ptr e) { set([&] { error_ = std::move(e); }); }
-  void stop() { set([&] { stopped_ = true; }); }
-
- private:
-  template <class F>
-  void set(F&& f) {
-    std::lock_guard lock(mu_);
-    f();
-    cv_.notify_all();
-  }
-  size_t depth_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::vector<T>> chunks_;
-  bool closed_ = false, stopped_ = false;
-  std::exception_ptr error_;
-};
 
 // The pilot: partitions counted first, one after the other, until they hold
 // this many k-mer occurrences; their ratio of distinct k-mers (and of table
@@ -195,6 +147,7 @@ class Engine {
     if (input_bytes == 0 || first == "-" || is_stream(first)) return 0;
     try {
       SequenceReader reader(first);
+      reader.set_pieces(std::max<uint64_t>(o_.batch_bases / 4, o_.k), o_.k - 1);  // as the reading pass: bounded
       RecordBatch batch;
       batch.keep_quality = false;
       uint64_t bases = 0, kmers = 0;
@@ -260,7 +213,7 @@ class Engine {
       std::vector<std::pair<W, uint32_t>> solid;
       uint64_t distinct = 0, keys = 0;
       for (; pilot < parts && pilot_kmers < kPilotKmers; ++pilot) {
-        count_one(store, counter, pilot, part, solid);
+        count_one(store, counter, pilot, part, solid, false);
         const PartitionOutcome& po = outcomes_[pilot];
         pilot_kmers += po.kmers;
         distinct += po.distinct;
@@ -271,7 +224,6 @@ class Engine {
         table_ratio_ = static_cast<double>(keys) / static_cast<double>(pilot_kmers);
       }
     }
-    measured_ = true;
     sizing(r, total, pilot, pilot_kmers);
     std::atomic<uint32_t> next{pilot};
     std::atomic<bool> failed{false};
@@ -282,7 +234,7 @@ class Engine {
         PartitionCounter<W> counter(o_, plan_, totals_[id]);
         LoadedPartition part;
         std::vector<std::pair<W, uint32_t>> solid;
-        for (uint32_t p; !failed && (p = next.fetch_add(1)) < parts;) count_one(store, counter, p, part, solid);
+        for (uint32_t p; !failed && (p = next.fetch_add(1)) < parts;) count_one(store, counter, p, part, solid, true);
       } catch (...) {
         std::lock_guard lock(error_mu);
         if (!error) error = std::current_exception();
@@ -309,7 +261,7 @@ class Engine {
   }
 
   void count_one(PartitionStore& store, PartitionCounter<W>& counter, uint32_t p, LoadedPartition& part,
-                 std::vector<std::pair<W, uint32_t>>& solid) {
+                 std::vector<std::pair<W, uint32_t>>& solid, bool measured) {
     if (files_.empty()) {
       detail::load_partition(store, p, part);
     } else {
@@ -319,7 +271,7 @@ class Engine {
     }
     solid.clear();
     uint32_t sweeps = 1;
-    const PartitionSizing size = sizing_of(p, sweeps);
+    const PartitionSizing size = sizing_of(p, measured, sweeps);
     outcomes_[p] = counter.count(part, size, sweeps, solid);
     outcomes_[p].solid = solid.size();
     outcomes_[p].sweeps = sweeps;
@@ -329,10 +281,10 @@ class Engine {
 
   std::string cache_source() const { return o_.cache_bytes ? "CountOptions" : machine_caches().source; }
 
-  // Partition p's sweeps (1 for the pilot, whose ratios are not measured
-  // yet) and the filter and table sizing of each.
-  PartitionSizing sizing_of(uint32_t p, uint32_t& sweeps) const {
-    sweeps = measured_ ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
+  // Partition p's sweeps (1 before the ratios are measured: the pilot) and
+  // the filter and table sizing of each.
+  PartitionSizing sizing_of(uint32_t p, bool measured, uint32_t& sweeps) const {
+    sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
     return size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
   }
 
@@ -366,7 +318,7 @@ class Engine {
                       plan_.spool_memory;
     for (uint32_t p = 0; p < plan_.partitions; ++p) {
       uint32_t sweeps = 1;
-      const PartitionSizing s = sizing_of(p, sweeps);
+      const PartitionSizing s = sizing_of(p, true, sweeps);
       z.bloom_capacity += plan_.gated ? s.bloom_capacity * sweeps : 0;
       z.table_keys += s.table_keys * sweeps;
     }
@@ -434,43 +386,61 @@ class Engine {
       return !out.empty();
     };
     std::string text(o_.k, 'A');
-    auto emit = [&](const std::vector<std::pair<W, uint32_t>>& chunk) {
-      for (const auto& [key, c] : chunk) {
+    auto emit = [&](const Chunk& chunk) {
+      for (const auto& [key, c] : chunk.entries) {
         decode_kmer_to(key, o_.k, text.data());
         sink(text, c);
       }
-      r.solid += chunk.size();
-      units_done(chunk.size());
+      r.solid += chunk.entries.size();
+      units_done(chunk.entries.size());
     };
     // With a second thread, the tree runs there while this one writes the
-    // output (half the pass each on HiFi-like reads); alone, in turn.
-    constexpr size_t kChunk = size_t{1} << 15;
+    // output (half the pass each on HiFi-like reads), kChunks chunks going
+    // round between them (free, then full); alone, in turn.
+    constexpr size_t kChunkEntries = size_t{1} << 15, kChunks = 4;
     if (o_.threads < 2) {
-      std::vector<std::pair<W, uint32_t>> chunk;
-      while (next_chunk(chunk, kChunk)) emit(chunk);
+      Chunk chunk;
+      while (next_chunk(chunk.entries, kChunkEntries)) emit(chunk);
       return;
     }
-    ChunkQueue<std::pair<W, uint32_t>> queue(4);
-    std::thread producer([&] {
-      try {
-        std::vector<std::pair<W, uint32_t>> chunk;
-        while (next_chunk(chunk, kChunk))
-          if (!queue.push(std::move(chunk))) return;  // the writer stopped
-        queue.close();
-      } catch (...) {
-        queue.fail(std::current_exception());
-      }
-    });
+    detail::HandOff<Chunk> free, full;
+    for (size_t i = 0; i < kChunks; ++i) free.push(std::make_unique<Chunk>());
+    std::thread tree = detail::start_thread(
+        [&] {
+          std::unique_ptr<Chunk> chunk;
+          while (free.pop(chunk)) {
+            try {
+              if (!next_chunk(chunk->entries, kChunkEntries)) break;
+            } catch (...) {
+              chunk->error = std::current_exception();
+            }
+            const bool failed = chunk->error != nullptr;
+            full.push(std::move(chunk));
+            if (failed) break;
+          }
+          full.close();
+        },
+        1, 2);
     try {
-      std::vector<std::pair<W, uint32_t>> chunk;
-      while (queue.pop(chunk)) emit(chunk);
+      for (std::unique_ptr<Chunk> chunk; full.pop(chunk); free.push(std::move(chunk))) {
+        if (chunk->error) std::rethrow_exception(chunk->error);
+        emit(*chunk);
+      }
     } catch (...) {
-      queue.stop();
-      producer.join();
+      free.abort();
+      full.abort();
+      tree.join();
       throw;
     }
-    producer.join();
+    tree.join();
   }
+
+  // The merge's k-mers in order, handed from the tree's thread to the writer:
+  // entries, or the tree's error.
+  struct Chunk {
+    std::vector<std::pair<W, uint32_t>> entries;
+    std::exception_ptr error;
+  };
 
   void finish(CountResult& r, const Spool& spool);
 
@@ -484,7 +454,6 @@ class Engine {
   std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
   std::vector<ThreadTotals> totals_;
   double distinct_ratio_ = 1, table_ratio_ = 1;
-  bool measured_ = false;  // the ratios are the pilot's (or --expected's)
 };
 
 // Sums in partition order (floating point too), histogram, statistics.

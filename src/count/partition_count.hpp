@@ -47,14 +47,6 @@ struct ThreadTotals {
   std::vector<uint64_t> with_layer;        // partitions with layer i
 };
 
-// The reverse complement of the n <= 31 bases packed in the low 2n bits of x.
-inline uint64_t reverse_complement_packed(uint64_t x, unsigned n) {
-  uint64_t r = __builtin_bswap64(x);  // bytes reversed; then the 2-bit bases within each byte
-  r = ((r >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((r & 0x0F0F0F0F0F0F0F0FULL) << 4);
-  r = ((r >> 2) & 0x3333333333333333ULL) | ((r & 0x3333333333333333ULL) << 2);
-  return ~(r >> (64 - 2 * n)) & ((uint64_t{1} << (2 * n)) - 1);
-}
-
 // The sweep (0..sweeps-1) of a k-mer hash: a mix of all its bits, apart from
 // the top bits that place it in the table and filter and from partition_of.
 inline uint32_t sweep_of(uint64_t h, uint32_t sweeps) {
@@ -167,7 +159,7 @@ class PartitionCounter {
         uint64_t word = 0;
         for (unsigned j = 0; j < bytes; ++j) word = word << 8 | code[j];
         fw = word >> (2 * (4 * bytes - pre));
-        rc = pre ? reverse_complement_packed(fw, pre) << 2 : 0;
+        rc = reverse_complement(fw, pre) << 2;
         i = pre;
       }
       for (; i < len; ++i) {
@@ -211,9 +203,9 @@ class PartitionCounter {
     uint64_t rejected = 0;
     turned_away_.clear();
     list_full_ = false;
-    const uint64_t list_cap = o_.max_memory || o_.first_sightings_bytes != CountOptions{}.first_sightings_bytes
-                                  ? o_.first_sightings_bytes / sizeof(W)
-                                  : std::max(o_.first_sightings_bytes / sizeof(W), expected);
+    const uint64_t list_cap = o_.first_sightings_bytes ? *o_.first_sightings_bytes / sizeof(W)
+                              : o_.max_memory         ? kFirstSightingsBytes / sizeof(W)
+                                                      : std::max(kFirstSightingsBytes / sizeof(W), expected);
     const auto prefetch = [&](uint64_t h) {
       table_.prefetch(h);
       bloom.prefetch(h);
@@ -307,7 +299,7 @@ class PartitionCounter {
   KmerShape<W> shape_;
   PartitionTable<W> table_;
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
-  bool list_full_ = false;                  // exact: more than first_sightings_bytes: recount
+  bool list_full_ = false;                  // exact: more than the list may hold: recount
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
   std::vector<size_t> buckets_;                     // sort_by_key's scratch
   std::vector<std::pair<W, uint32_t>> sorted_;

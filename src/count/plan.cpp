@@ -13,8 +13,8 @@ namespace {
 // Partitions for `occurrences` k-mer occurrences (0: unknown) on a thread with
 // `cache` bytes of L2: enough that a partition's filter and table (about
 // kAssumedBytesPerOccurrence per occurrence) fit kCacheMultiple times that
-// cache, at least 64 and at most
-// 4096, times partition_factor(k) for wider keys. The pilot measures what
+// cache, at least 64 and at most 4096, times partition_factor(k) for wider
+// keys. The pilot measures what
 // the input really takes and splits the partitions that outgrow it
 // (sweeps_for). 256 (times the factor) when the size is unknown.
 uint32_t partitions_for(uint64_t occurrences, unsigned k, uint64_t cache) {

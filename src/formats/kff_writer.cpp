@@ -1,6 +1,5 @@
 // KffWriter: sorted k-mers and counts into a KFF file as kmc_tools reads it.
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <stdexcept>
 
@@ -12,21 +11,6 @@
 namespace kmerbloom {
 
 using namespace kff;
-
-namespace {
-
-// 0..3 for A, C, G, T; 4 for every other byte (lower case too).
-constexpr std::array<uint8_t, 256> kUpperCode = [] {
-  std::array<uint8_t, 256> t{};
-  t.fill(4);
-  t['A'] = 0;
-  t['C'] = 1;
-  t['G'] = 2;
-  t['T'] = 3;
-  return t;
-}();
-
-}  // namespace
 
 // Whether packed k-mer a sorts strictly before b (kmer_bytes_ bytes each,
 // compared as big-endian words).
@@ -73,13 +57,13 @@ void KffWriter::add(std::string_view kmer, uint64_t count) {
   packed_.resize(at + kmer_bytes_);
   uint8_t* p = packed_.data() + at;
   // Right-aligned: the first byte holds the first (k - 1) % 4 + 1 bases.
-  // Four letters a byte, through a table that flags anything but upper-case
-  // ACGT (one check for the whole k-mer).
+  // Four letters a byte; anything but upper-case ACGT is flagged on the way
+  // (one check for the whole k-mer).
   unsigned bad = 0, held = static_cast<unsigned>(4 * kmer_bytes_ - o_.k);  // bases of the byte filled so far
   unsigned byte = 0;
   for (const char c : kmer) {
-    const uint8_t code = kUpperCode[static_cast<unsigned char>(c)];
-    bad |= code;
+    const uint8_t code = kBaseCode[static_cast<unsigned char>(c)];
+    bad |= code | static_cast<unsigned>(kBaseChar[code & 3u] != c) << 2;
     byte = byte << 2 | (code & 3u);
     if (++held == 4) {
       *p++ = static_cast<uint8_t>(byte);

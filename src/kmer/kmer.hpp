@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -45,6 +46,16 @@ struct KmerShape {
 
 template <class W>
 W reverse_complement(W x, unsigned k) {
+  if constexpr (std::is_same_v<W, uint64_t>) {
+    // A 64-bit word at once: its bytes reversed, then the four 2-bit bases
+    // within each byte, complemented, and the k bases brought down.
+    if (k == 0) return 0;
+    uint64_t r = __builtin_bswap64(x);
+    r = ((r >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((r & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    r = ((r >> 2) & 0x3333333333333333ULL) | ((r & 0x3333333333333333ULL) << 2);
+    r = ~r >> (64 - 2 * k);
+    return k == 32 ? r : r & ((uint64_t{1} << (2 * k)) - 1);
+  }
   W r = 0;
   for (unsigned i = 0; i < k; ++i) {
     r = (r << 2) | (3 - (x & 3));
