@@ -147,12 +147,14 @@ int run_count(CountArgs& a) {
   const auto out = open_count_writer(a.format, a.output,
                                      {.k = a.opt.k, .canonical = a.opt.canonical, .min_count = a.opt.min_count,
                                       .max_count = a.opt.max_count});
-  KmerSink sink = [&](std::string_view kmer, uint64_t count) {
+  PackedKmerSink sink;
+  sink.start = [&](uint64_t largest) { out->expect_largest_count(largest); };
+  sink.add = [&](const PackedKmers& chunk) {
     if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
       progress.stop();
       meter_running = false;
     }
-    out->add(kmer, count);
+    out->add(chunk);
   };
 
   const auto hooks = progress.hooks<CountHooks>();

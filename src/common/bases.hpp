@@ -3,7 +3,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace kmerbloom {
@@ -26,6 +28,33 @@ inline uint64_t count_non_acgt(std::string_view seq) {
   uint64_t n = 0;
   for (const char ch : seq) n += kBaseCode[static_cast<uint8_t>(ch)] > 3;
   return n;
+}
+
+// K-mers packed as KFF and the bin files store them: ceil(k / 4) bytes each,
+// 2 bits a base, right-aligned (the first byte holds the first
+// (k - 1) % 4 + 1 bases), first base in the high bits; `counts` beside.
+struct PackedKmers {
+  unsigned k = 0;
+  const uint8_t* packed = nullptr;
+  const uint32_t* counts = nullptr;
+  size_t n = 0;
+};
+
+// The four letters of every byte of packed bases.
+inline constexpr std::array<std::array<char, 4>, 256> kByteBases = [] {
+  std::array<std::array<char, 4>, 256> t{};
+  for (unsigned b = 0; b < 256; ++b)
+    for (unsigned i = 0; i < 4; ++i) t[b][i] = kBaseChar[(b >> (6 - 2 * i)) & 3];
+  return t;
+}();
+
+// Writes the k bases of one packed k-mer (ceil(k / 4) bytes) to out[0..k).
+inline void decode_packed_kmer(const uint8_t* packed, unsigned k, char* out) {
+  const unsigned bytes = (k + 3) / 4, lead = 4 * bytes - k;  // pad bases of the first byte
+  const std::array<char, 4>& first = kByteBases[packed[0]];
+  std::memcpy(out, first.data() + lead, 4 - lead);
+  out += 4 - lead;
+  for (unsigned i = 1; i < bytes; ++i, out += 4) std::memcpy(out, kByteBases[packed[i]].data(), 4);
 }
 
 }  // namespace kmerbloom

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/bases.hpp"
 #include "common/error.hpp"
 #include "seqio/pipeline.hpp"
 
@@ -151,6 +152,15 @@ inline uint32_t partition_of(uint64_t h, uint32_t partitions) {
 // Receives reported k-mers in increasing lexicographic order.
 using KmerSink = std::function<void(std::string_view kmer, uint64_t count)>;
 
+// The same, a chunk at a time and packed (PackedKmers: as KFF stores them),
+// for writers that need no letters or format many at once. `start` is called
+// once before the first chunk with a bound on every count to come (the
+// largest count met, held to max_count): a KFF writer sizes its counts by it.
+struct PackedKmerSink {
+  std::function<void(uint64_t largest_count)> start;
+  std::function<void(const PackedKmers& chunk)> add;
+};
+
 struct CountHooks {
   std::function<void(const std::string&)> log;   // details for -v
   std::function<void(const std::string&)> info;  // notes a user should see
@@ -159,5 +169,6 @@ struct CountHooks {
 };
 
 CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks = {});
+CountResult count_kmers(const CountOptions& options, const PackedKmerSink& sink, const CountHooks& hooks = {});
 
 }  // namespace kmerbloom

@@ -48,7 +48,7 @@ class Engine {
  public:
   Engine(const CountOptions& o, const CountHooks& hooks) : o_(o), hooks_(hooks) {}
 
-  CountResult run(const KmerSink& sink) {
+  CountResult run(const PackedKmerSink& sink) {
     CountResult r;
     CountEstimate est;
     open_bins();
@@ -332,7 +332,7 @@ class Engine {
   // are moved. The heads sit in one array, a finished run's head the
   // all-ones word (never a k-mer: its top bits are clear), so a match is one
   // key comparison. Keys are unique across runs (a k-mer has one partition).
-  void merge(Spool& spool, const KmerSink& sink, CountResult& r) {
+  void merge(Spool& spool, const PackedKmerSink& sink, CountResult& r) {
     constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
     constexpr W kDone = ~W{0};
     struct Cursor {
@@ -373,34 +373,38 @@ class Engine {
       loser[n] = a_first ? b : a;
     }
     uint32_t top = winner[1];
-    // The next k-mers in order, `max` at most, into `out`; false when none
-    // is left.
-    auto next_chunk = [&](std::vector<std::pair<W, uint32_t>>& out, size_t max) {
-      out.clear();
-      while (out.size() < max && head[top] != kDone) {
-        out.emplace_back(head[top], count[top]);
+    // The next k-mers in order, `max` at most, packed into `out`; false when
+    // none is left.
+    const unsigned bytes = (o_.k + 3) / 4;
+    auto next_chunk = [&](Chunk& out, size_t max) {
+      out.packed.resize(max * bytes);
+      out.counts.clear();
+      uint8_t* to = out.packed.data();
+      while (out.counts.size() < max && head[top] != kDone) {
+        pack_kmer_to(head[top], bytes, to);
+        to += bytes;
+        out.counts.push_back(count[top]);
         advance(top);
         for (uint32_t n = (leaves + top) / 2; n >= 1; n /= 2)
           if (head[loser[n]] < head[top]) std::swap(loser[n], top);
       }
-      return !out.empty();
+      return !out.counts.empty();
     };
-    std::string text(o_.k, 'A');
     auto emit = [&](const Chunk& chunk) {
-      for (const auto& [key, c] : chunk.entries) {
-        decode_kmer_to(key, o_.k, text.data());
-        sink(text, c);
-      }
-      r.solid += chunk.entries.size();
-      units_done(chunk.entries.size());
+      sink.add({o_.k, chunk.packed.data(), chunk.counts.data(), chunk.counts.size()});
+      r.solid += chunk.counts.size();
+      units_done(chunk.counts.size());
     };
+    uint64_t largest = 0;
+    for (const ThreadTotals& t : totals_) largest = std::max(largest, t.max_count);
+    if (sink.start) sink.start(std::min<uint64_t>(largest, o_.max_count));
     // With a second thread, the tree runs there while this one writes the
     // output (half the pass each on HiFi-like reads), kChunks chunks going
     // round between them (free, then full); alone, in turn.
     constexpr size_t kChunkEntries = size_t{1} << 15, kChunks = 4;
     if (o_.threads < 2) {
       Chunk chunk;
-      while (next_chunk(chunk.entries, kChunkEntries)) emit(chunk);
+      while (next_chunk(chunk, kChunkEntries)) emit(chunk);
       return;
     }
     detail::HandOff<Chunk> free, full;
@@ -410,7 +414,7 @@ class Engine {
           std::unique_ptr<Chunk> chunk;
           while (free.pop(chunk)) {
             try {
-              if (!next_chunk(chunk->entries, kChunkEntries)) break;
+              if (!next_chunk(*chunk, kChunkEntries)) break;
             } catch (...) {
               chunk->error = std::current_exception();
             }
@@ -436,9 +440,10 @@ class Engine {
   }
 
   // The merge's k-mers in order, handed from the tree's thread to the writer:
-  // entries, or the tree's error.
+  // packed k-mers and their counts, or the tree's error.
   struct Chunk {
-    std::vector<std::pair<W, uint32_t>> entries;
+    std::vector<uint8_t> packed;
+    std::vector<uint32_t> counts;
     std::exception_ptr error;
   };
 
@@ -521,9 +526,22 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
 
 }  // namespace
 
-CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks) {
+CountResult count_kmers(const CountOptions& options, const PackedKmerSink& sink, const CountHooks& hooks) {
   options.validate();
   return dispatch_kmer_width(options.k, [&]<class W>() { return Engine<W>(options, hooks).run(sink); });
+}
+
+CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks) {
+  const unsigned k = options.k, bytes = (k + 3) / 4;
+  std::string text(k, 'A');
+  PackedKmerSink each;
+  each.add = [&](const PackedKmers& chunk) {
+    for (size_t i = 0; i < chunk.n; ++i) {
+      decode_packed_kmer(chunk.packed + i * bytes, k, text.data());
+      sink(text, chunk.counts[i]);
+    }
+  };
+  return count_kmers(options, each, hooks);
 }
 
 }  // namespace kmerbloom

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/bases.hpp"
 #include "formats/kff.hpp"
 
 namespace kmerbloom {
@@ -19,6 +20,11 @@ class KmerCountWriter {
   virtual ~KmerCountWriter() = default;
   // K-mers in the order they go out (KFF: strictly increasing, count >= 1).
   virtual void add(std::string_view kmer, uint64_t count) = 0;
+  // The same for many k-mers at once, packed (chunk.k must be the writer's k).
+  virtual void add(const PackedKmers& chunk) = 0;
+  // Before the first k-mer: no count to come is larger than `largest` (KFF
+  // then stores counts in its bytes; the others ignore it).
+  virtual void expect_largest_count(uint64_t largest) { (void)largest; }
   // Ends the file and moves it into place. Throws OutputError.
   virtual void finish() = 0;
 };

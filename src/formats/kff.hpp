@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/bases.hpp"
+
 namespace kmerbloom {
 
 class OutputFile;
@@ -71,6 +73,11 @@ class KffWriter {
   // kmer: k bases of ACGT (upper case), strictly after the previous one;
   // count >= 1. Throws std::invalid_argument otherwise (a caller's bug).
   void add(std::string_view kmer, uint64_t count);
+  // The same for many k-mers at once, packed (PackedKmers; chunk.k must be k).
+  void add(const PackedKmers& chunk);
+  // Before the first k-mer: no count to come is larger than `largest`, so
+  // counts take its bytes (fewer than max_count's when it is smaller).
+  void expect_largest_count(uint64_t largest);
   // Writes the last section, the index, the footer and the final signature.
   void finish();
   uint64_t kmers() const { return kmers_; }
@@ -91,6 +98,8 @@ class KffWriter {
   unsigned scope_width_ = 0, widest_ = 0;  // data_size of the open scope, of the file
   std::vector<std::pair<char, uint64_t>> sections_;  // type and offset of every section
   bool finished_ = false;
+  uint64_t largest_ = UINT64_MAX;  // expect_largest_count's bound
+  std::vector<uint8_t> section_;   // flush_section's bytes
 };
 
 // ------------------------------------------------------------------ readers

@@ -81,6 +81,43 @@ void KffWriter::add(std::string_view kmer, uint64_t count) {
   if (counts_.size() >= o_.section_kmers) flush_section();
 }
 
+void KffWriter::expect_largest_count(uint64_t largest) {
+  if (kmers_ > 0 || finished_) throw std::logic_error("KffWriter::expect_largest_count after the first k-mer");
+  largest_ = largest;
+}
+
+void KffWriter::add(const PackedKmers& chunk) {
+  if (finished_) throw std::logic_error("KffWriter::add after finish");
+  if (chunk.k != o_.k)
+    throw std::invalid_argument("KFF: k-mers of " + std::to_string(chunk.k) + " bases, k is " + std::to_string(o_.k));
+  const unsigned pad = static_cast<unsigned>(8 * kmer_bytes_ - 2 * o_.k);  // bits above the first base
+  auto text = [&](const uint8_t* p) {
+    std::string t(o_.k, 'A');
+    decode_packed_kmer(p, o_.k, t.data());
+    return t;
+  };
+  for (size_t i = 0; i < chunk.n;) {
+    // Up to the end of the section: checked, then appended at once.
+    const size_t m = std::min<size_t>(chunk.n - i, o_.section_kmers - counts_.size());
+    const uint8_t* first = chunk.packed + i * kmer_bytes_;
+    const uint8_t* prev = kmers_ > 0 ? last_.data() : nullptr;
+    for (size_t j = 0; j < m; ++j) {
+      const uint8_t* p = first + j * kmer_bytes_;
+      if (pad && (p[0] >> (8 - pad)) != 0) throw std::invalid_argument("KFF: a packed k-mer with bits set above its first base");
+      if (chunk.counts[i + j] == 0) throw std::invalid_argument("KFF: count 0 for " + text(p));
+      if (prev && !before(prev, p))
+        throw std::invalid_argument("KFF: k-mers must come sorted and unique: " + text(p) + " is not after the one before");
+      prev = p;
+    }
+    packed_.insert(packed_.end(), first, first + m * kmer_bytes_);
+    counts_.insert(counts_.end(), chunk.counts + i, chunk.counts + i + m);
+    std::memcpy(last_.data(), first + (m - 1) * kmer_bytes_, kmer_bytes_);
+    kmers_ += m;
+    i += m;
+    if (counts_.size() >= o_.section_kmers) flush_section();
+  }
+}
+
 void KffWriter::write_vars(const std::vector<std::pair<std::string, uint64_t>>& vars) {
   sections_.emplace_back('v', written_);
   std::string s(1, 'v');
@@ -100,7 +137,7 @@ void KffWriter::flush_section() {
   // section with the first one's): the bytes of the largest count the file
   // may hold (max_count, at most KMC's 32-bit counters); wider only for a
   // section whose counts need more (sums of merged counts above 2^32).
-  const unsigned file_width = std::max(1u, bytes_for(std::min<uint64_t>(o_.max_count, UINT32_MAX)));
+  const unsigned file_width = std::max(1u, bytes_for(std::min<uint64_t>({o_.max_count, UINT32_MAX, largest_})));
   const unsigned width = std::max({file_width, bytes_for(largest), scope_width_});
   if (width != scope_width_) {
     write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});
@@ -111,17 +148,15 @@ void KffWriter::flush_section() {
   std::string s(1, 'r');
   append_be(s, n, 8);
   emit(s.data(), s.size());
-  // Blocks of up to 64 KiB at a time: k-mer, then its count.
-  s.clear();
+  // Each k-mer, then its count (big-endian).
+  section_.resize(n * (kmer_bytes_ + width));
+  uint8_t* w = section_.data();
   for (uint64_t i = 0; i < n; ++i) {
-    s.append(reinterpret_cast<const char*>(packed_.data() + i * kmer_bytes_), kmer_bytes_);
-    append_be(s, counts_[i], width);
-    if (s.size() >= (size_t{1} << 16)) {
-      emit(s.data(), s.size());
-      s.clear();
-    }
+    std::memcpy(w, packed_.data() + i * kmer_bytes_, kmer_bytes_);
+    w += kmer_bytes_;
+    for (unsigned b = width; b-- > 0;) *w++ = static_cast<uint8_t>(counts_[i] >> (8 * b));
   }
-  emit(s.data(), s.size());
+  emit(section_.data(), section_.size());
   packed_.clear();
   counts_.clear();
 }

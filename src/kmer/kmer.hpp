@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <stdexcept>
 #include <string>
@@ -92,6 +93,21 @@ void decode_kmer_to(W x, unsigned k, char* out) {
   for (unsigned i = k; i-- > 0;) {
     out[i] = kBaseChar[static_cast<unsigned>(x & 3)];
     x >>= 2;
+  }
+}
+
+// Writes x as a packed k-mer of `bytes` = ceil(k / 4) bytes (PackedKmers:
+// big-endian, right-aligned), as KFF stores it.
+template <class W>
+void pack_kmer_to(W x, unsigned bytes, uint8_t* out) {
+  if constexpr (std::is_same_v<W, uint64_t>) {
+    const uint64_t be = __builtin_bswap64(x);
+    std::memcpy(out, reinterpret_cast<const uint8_t*>(&be) + 8 - bytes, bytes);
+  } else {
+    for (unsigned i = bytes; i-- > 0;) {
+      out[i] = static_cast<uint8_t>(static_cast<unsigned>(x & 255));
+      x >>= 8;
+    }
   }
 }
 

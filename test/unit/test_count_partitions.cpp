@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -118,6 +119,50 @@ TEST(CountPartitions, SameBytesForAnyThreadCount) {
       EXPECT_SAME(many.text, one.text) << "k=" << k << " threads=" << t;
       EXPECT_SAME(many.result.histogram, one.result.histogram);
       EXPECT_DOUBLE_EQ(many.result.bloom.estimated_fpr, one.result.bloom.estimated_fpr);
+    }
+  }
+}
+
+// The packed sink gets what the text sink gets, in chunks, after one call
+// of start with a bound that every count respects: the largest count, or
+// max_count when that is smaller.
+TEST(CountPartitions, PackedSinkGetsTheSameKmersAfterItsBound) {
+  const auto reads = genome_reads(3, 20000, 3000, 120);
+  const fs::path in = write_fasta(reads, "partitions_packed.fa");
+  const auto truth = naive(reads, 31);
+  uint64_t largest = 0;
+  for (const auto& [km, c] : truth) largest = std::max(largest, c);
+  for (const uint32_t max_count : {std::numeric_limits<uint32_t>::max(), uint32_t{20}}) {
+    for (const unsigned k : {31u, 45u}) {
+      CountOptions o = options(in, k, 2);
+      o.max_count = max_count;
+      const Counted letters = run(o);
+      std::string text;
+      std::vector<uint64_t> starts;
+      uint64_t above = 0;
+      size_t chunks = 0;
+      PackedKmerSink sink;
+      sink.start = [&](uint64_t bound) { starts.push_back(bound); };
+      sink.add = [&](const PackedKmers& chunk) {
+        EXPECT_EQ(chunk.k, k);
+        EXPECT_EQ(starts.size(), 1u) << "start comes first";
+        ++chunks;
+        std::string km(k, 'N');
+        for (size_t i = 0; i < chunk.n; ++i) {
+          decode_packed_kmer(chunk.packed + i * ((k + 3) / 4), k, km.data());
+          text += km + '\t' + std::to_string(chunk.counts[i]) + '\n';
+          above += !starts.empty() && chunk.counts[i] > starts.front();
+        }
+      };
+      const CountResult r = count_kmers(o, sink);
+      EXPECT_SAME(text, letters.text) << "k=" << k;
+      EXPECT_EQ(r.solid, letters.result.solid);
+      ASSERT_EQ(starts.size(), 1u);
+      EXPECT_EQ(above, 0u);
+      if (k == 31) {
+        EXPECT_EQ(starts.front(), std::min<uint64_t>(largest, max_count));
+      }
+      EXPECT_GE(chunks, 1u);
     }
   }
 }

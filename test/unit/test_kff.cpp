@@ -83,8 +83,12 @@ std::string vars(const std::vector<std::pair<std::string, uint64_t>>& v) {
 
 // An 'r' section of one k-mer per block (max = 1).
 std::string raw_section(const Records& r, unsigned data_size, const char* codes = "\x00\x01\x02\x03") {
-  std::string s = "r" + be(r.size(), 8);
-  for (const auto& [kmer, count] : r) s += pack(kmer, codes) + be(count, data_size);
+  std::string s = "r";
+  s += be(r.size(), 8);
+  for (const auto& [kmer, count] : r) {
+    s += pack(kmer, codes);
+    s += be(count, data_size);
+  }
   return s;
 }
 
@@ -210,6 +214,94 @@ TEST_F(Kff, RoundTripForEveryWidthOfK) {
       EXPECT_EQ(read_sorted(p), r) << "k = " << k << ", sections of " << section;
     }
   }
+}
+
+// Packs sorted records as PackedKmers hands them out (letter by letter).
+std::vector<uint8_t> pack_records(const Records& r, unsigned k) {
+  const unsigned bytes = (k + 3) / 4;
+  std::vector<uint8_t> out(r.size() * bytes, 0);
+  for (size_t j = 0; j < r.size(); ++j)
+    for (unsigned i = 0; i < k; ++i) {
+      const unsigned bit = 2 * (k - 1 - i);
+      out[j * bytes + bytes - 1 - bit / 8] |= static_cast<uint8_t>(kBaseCode[static_cast<uint8_t>(r[j].first[i])] << (bit % 8));
+    }
+  return out;
+}
+
+// The same records in chunks of `chunk` k-mers through add(PackedKmers).
+std::string write_kff_packed(const std::string& p, const Records& r, KffWriterOptions o, size_t chunk,
+                             uint64_t largest = UINT64_MAX) {
+  const std::vector<uint8_t> packed = pack_records(r, o.k);
+  std::vector<uint32_t> counts;
+  for (const auto& rec : r) counts.push_back(static_cast<uint32_t>(rec.second));
+  OutputFile out(p, false);
+  KffWriter w(out, o);
+  if (largest != UINT64_MAX) w.expect_largest_count(largest);
+  const size_t bytes = (o.k + 3) / 4;
+  for (size_t i = 0; i < r.size(); i += chunk) {
+    const size_t n = std::min(chunk, r.size() - i);
+    w.add(PackedKmers{o.k, packed.data() + i * bytes, counts.data() + i, n});
+  }
+  w.finish();
+  out.commit();
+  return p;
+}
+
+// Chunks of packed k-mers lay down the bytes that the same k-mers as
+// letters do, whatever the chunks' and the sections' sizes.
+TEST_F(Kff, PackedChunksWriteTheSameBytesAsLetters) {
+  for (const unsigned k : {1u, 3u, 4u, 5u, 21u, 31u, 32u, 33u, 127u, 255u}) {
+    Records r = random_records(k, 200, k + 100);
+    for (auto& rec : r) rec.second = 1 + rec.second % UINT32_MAX;  // PackedKmers' counts are 32-bit
+    for (const uint64_t section : {uint64_t{1}, uint64_t{7}, uint64_t{1} << 17})
+      for (const size_t chunk : {size_t{1}, size_t{5}, size_t{1000}}) {
+        const std::string want = get(write_kff(path("t.kff"), r, {.k = k, .section_kmers = section}));
+        EXPECT_EQ(get(write_kff_packed(path("p.kff"), r, {.k = k, .section_kmers = section}, chunk)), want)
+            << "k = " << k << ", sections of " << section << ", chunks of " << chunk;
+      }
+  }
+}
+
+// A known largest count narrows every section's counts to its bytes (the
+// footer's counter_size says so), never wider than max_count's.
+TEST_F(Kff, TheLargestCountSetsTheWidth) {
+  const Records r = {{"AAAA", 1}, {"AAAC", 255}, {"AAAG", 256}, {"AAAT", 300}, {"AACA", 2}};
+  const auto scope = [](uint64_t width) { return vars({{"k", 4}, {"max", 1}, {"data_size", width}, {"ordered", 1}}); };
+  for (const auto& [largest, width] : std::vector<std::pair<uint64_t, unsigned>>{{300, 2}, {70000, 3}, {UINT64_MAX, 4}}) {
+    const std::string got = get(write_kff_packed(path("l.kff"), r, {.k = 4, .section_kmers = 2}, 3, largest));
+    std::string want = header();
+    want += scope(width);
+    for (size_t i = 0; i < r.size(); i += 2) want += raw_section(Records(r.begin() + i, r.begin() + std::min(i + 2, r.size())), width);
+    EXPECT_EQ(got.substr(0, want.size()), want) << "largest " << largest;
+    EXPECT_NE(got.find(vars({{"counter_size", width}}).substr(1 + 8)), std::string::npos) << "largest " << largest;
+    EXPECT_EQ(read_all(path("l.kff")), r);
+  }
+  // Below max_count's width only: max_count 255 keeps one byte even if told more.
+  const Records small = {{"AAAA", 1}, {"AAAC", 255}};
+  const std::string got = get(write_kff_packed(path("m.kff"), small, {.k = 4, .max_count = 255}, 2, 70000));
+  std::string want = header();
+  want += scope(1);
+  EXPECT_EQ(got.substr(0, want.size()), want);
+  // A count above the bound still goes out whole: its section widens.
+  const Records over = {{"AAAA", 1}, {"AAAC", 70000}};
+  EXPECT_EQ(read_all(write_kff_packed(path("o.kff"), over, {.k = 4}, 2, 255)), over);
+}
+
+TEST_F(Kff, PackedChunksAreChecked) {
+  const Records r = {{"ACG", 2}, {"CCA", 3}};
+  const std::vector<uint8_t> packed = pack_records(r, 3);
+  const uint32_t counts[] = {2, 3}, zero[] = {0};
+  OutputFile out(path("bad.kff"), false);
+  KffWriter w(out, {.k = 3});
+  w.add(PackedKmers{3, packed.data(), counts, 1});
+  EXPECT_THROW(w.add(PackedKmers{3, packed.data(), counts, 1}), std::invalid_argument);  // repeated, across chunks
+  EXPECT_THROW(w.add(PackedKmers{4, packed.data() + 1, counts + 1, 1}), std::invalid_argument);  // another k
+  EXPECT_THROW(w.add(PackedKmers{3, packed.data() + 1, zero, 1}), std::invalid_argument);  // count 0
+  const uint8_t high[] = {0xc0};  // bits above a 3-mer's first base
+  EXPECT_THROW(w.add(PackedKmers{3, high, counts, 1}), std::invalid_argument);
+  EXPECT_THROW(w.expect_largest_count(10), std::logic_error);  // after the first k-mer
+  w.add(PackedKmers{3, packed.data() + 1, counts + 1, 1});
+  EXPECT_EQ(w.kmers(), 2u);
 }
 
 TEST_F(Kff, EmptySetIsAValidFile) {

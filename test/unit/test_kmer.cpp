@@ -67,6 +67,33 @@ TEST(Kmer, EncodeDecodeRoundTrip) {
   EXPECT_EQ(decode_kmer(encode_kmer<u128>(long63), 63), long63);
 }
 
+// pack_kmer_to lays a k-mer down as KFF does (right-aligned, big-endian,
+// 2 bits a base, checked here against a packing done letter by letter), and
+// decode_packed_kmer reads it back, for every word width.
+TEST(Kmer, PackedKmersRoundTripForEveryWord) {
+  std::mt19937_64 rng(5);
+  for (const unsigned k : {1u, 2u, 3u, 4u, 5u, 31u, 32u, 33u, 63u, 64u, 65u, 127u, 128u, 255u}) {
+    dispatch_kmer_width(k, [&]<class W>() {
+      const unsigned bytes = (k + 3) / 4;
+      for (int rep = 0; rep < 20; ++rep) {
+        std::string s(k, 'A');
+        for (char& c : s) c = "ACGT"[rng() % 4];
+        std::vector<uint8_t> want(bytes, 0);
+        for (unsigned i = 0; i < k; ++i) {  // base i from the right end: bits 2 * (k - 1 - i)
+          const unsigned bit = 2 * (k - 1 - i), code = kBaseCode[static_cast<uint8_t>(s[i])];
+          want[bytes - 1 - bit / 8] |= static_cast<uint8_t>(code << (bit % 8));
+        }
+        std::vector<uint8_t> got(bytes, 0xff);
+        pack_kmer_to(encode_kmer<W>(s), bytes, got.data());
+        EXPECT_EQ(got, want) << "k = " << k << " " << s;
+        std::string back(k, 'N');
+        decode_packed_kmer(got.data(), k, back.data());
+        EXPECT_EQ(back, s) << "k = " << k;
+      }
+    });
+  }
+}
+
 TEST(Kmer, ReverseComplementProperties) {
   std::mt19937_64 rng(7);
   for (unsigned k : {1u, 2u, 15u, 16u, 31u}) {
