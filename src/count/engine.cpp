@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -100,6 +101,7 @@ class Engine {
     pass("pass 2: counting the partitions");
     units("k-mers counted", occurrences);
     runs_.resize(plan_.partitions);
+    starts_.assign(size_t{plan_.partitions} * (ranges() + 1), 0);
     outcomes_.resize(plan_.partitions);
     count_partitions(store, r);
     r.pass_seconds.push_back(seconds_since(t0));
@@ -289,10 +291,16 @@ class Engine {
   }
 
   // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
+  // The run's range starts too (range_start).
   void write_run(Spool& spool, uint32_t p, const std::vector<std::pair<W, uint32_t>>& solid) {
-    constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
     // Blocks no larger than the data blocks, so that they fit the pool's slots.
-    const size_t per_block = std::min(plan_.block_bytes, kRunBlockBytes) / kEntry;
+    const size_t per_block = run_block_entries();
+    size_t at = 0;
+    for (uint32_t r = 0; r < ranges(); ++r) {
+      range_start(p, r) = static_cast<uint32_t>(at);
+      while (at < solid.size() && range_of(solid[at].first) <= r) ++at;
+    }
+    range_start(p, ranges()) = static_cast<uint32_t>(solid.size());
     std::vector<uint8_t> buf;
     for (size_t i = 0; i < solid.size(); i += per_block) {
       const size_t n = std::min(per_block, solid.size() - i);
@@ -326,126 +334,231 @@ class Engine {
         " distinct k-mers expected");
   }
 
-  // One cursor per partition's run and a loser tree over their heads: a
-  // k-mer out costs one comparison per level on its leaf's path (log2 P),
-  // against about twice that for a binary heap's sift, and no heap entries
-  // are moved. The heads sit in one array, a finished run's head the
-  // all-ones word (never a k-mer: its top bits are clear), so a match is one
-  // key comparison. Keys are unique across runs (a k-mer has one partition).
-  void merge(Spool& spool, const PackedKmerSink& sink, CountResult& r) {
-    constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
-    constexpr W kDone = ~W{0};
-    struct Cursor {
-      size_t block = 0, at = 0;
-      std::vector<uint8_t> buf;
-    };
-    uint32_t leaves = 1;
-    while (leaves < plan_.partitions) leaves *= 2;
-    std::vector<Cursor> cursors(leaves);  // past the partitions: done from the start
-    std::vector<W> head(leaves, kDone);
-    std::vector<uint32_t> count(leaves, 0);
-    auto advance = [&](uint32_t p) {
-      Cursor& c = cursors[p];
-      if (c.at == c.buf.size()) {
-        if (p >= plan_.partitions || c.block == runs_[p].size()) {
-          head[p] = kDone;
-          return;
-        }
-        Spool::Block& b = runs_[p][c.block++];
-        c.buf.resize(b.size);
-        spool.read(b, c.buf.data());
-        spool.release(b);
-        c.at = 0;
-      }
-      std::memcpy(static_cast<void*>(&head[p]), c.buf.data() + c.at, sizeof(W));
-      std::memcpy(&count[p], c.buf.data() + c.at + sizeof(W), sizeof(uint32_t));
-      c.at += kEntry;
-    };
-    for (uint32_t p = 0; p < leaves; ++p) advance(p);
-    // loser[n]: the leaf that lost the match at inner node n (1..leaves-1);
-    // the winner of the whole tree is kept apart.
-    std::vector<uint32_t> loser(leaves), winner(2 * leaves);
-    for (uint32_t p = 0; p < leaves; ++p) winner[leaves + p] = p;
-    for (uint32_t n = leaves - 1; n >= 1; --n) {
-      const uint32_t a = winner[2 * n], b = winner[2 * n + 1];
-      const bool a_first = !(head[b] < head[a]);
-      winner[n] = a_first ? a : b;
-      loser[n] = a_first ? b : a;
-    }
-    uint32_t top = winner[1];
-    // The next k-mers in order, `max` at most, packed into `out`; false when
-    // none is left.
-    const unsigned bytes = (o_.k + 3) / 4;
-    auto next_chunk = [&](Chunk& out, size_t max) {
-      out.packed.resize(max * bytes);
-      out.counts.clear();
-      uint8_t* to = out.packed.data();
-      while (out.counts.size() < max && head[top] != kDone) {
-        pack_kmer_to(head[top], bytes, to);
-        to += bytes;
-        out.counts.push_back(count[top]);
-        advance(top);
-        for (uint32_t n = (leaves + top) / 2; n >= 1; n /= 2)
-          if (head[loser[n]] < head[top]) std::swap(loser[n], top);
-      }
-      return !out.counts.empty();
-    };
-    auto emit = [&](const Chunk& chunk) {
-      sink.add({o_.k, chunk.packed.data(), chunk.counts.data(), chunk.counts.size()});
-      r.solid += chunk.counts.size();
-      units_done(chunk.counts.size());
-    };
-    uint64_t largest = 0;
-    for (const ThreadTotals& t : totals_) largest = std::max(largest, t.max_count);
-    if (sink.start) sink.start(std::min<uint64_t>(largest, o_.max_count));
-    // With a second thread, the tree runs there while this one writes the
-    // output (half the pass each on HiFi-like reads), kChunks chunks going
-    // round between them (free, then full); alone, in turn.
-    constexpr size_t kChunkEntries = size_t{1} << 15, kChunks = 4;
-    if (o_.threads < 2) {
-      Chunk chunk;
-      while (next_chunk(chunk, kChunkEntries)) emit(chunk);
-      return;
-    }
-    detail::HandOff<Chunk> free, full;
-    for (size_t i = 0; i < kChunks; ++i) free.push(std::make_unique<Chunk>());
-    std::thread tree = detail::start_thread(
-        [&] {
-          std::unique_ptr<Chunk> chunk;
-          while (free.pop(chunk)) {
-            try {
-              if (!next_chunk(*chunk, kChunkEntries)) break;
-            } catch (...) {
-              chunk->error = std::current_exception();
-            }
-            const bool failed = chunk->error != nullptr;
-            full.push(std::move(chunk));
-            if (failed) break;
-          }
-          full.close();
-        },
-        1, 2);
-    try {
-      for (std::unique_ptr<Chunk> chunk; full.pop(chunk); free.push(std::move(chunk))) {
-        if (chunk->error) std::rethrow_exception(chunk->error);
-        emit(*chunk);
-      }
-    } catch (...) {
-      free.abort();
-      full.abort();
-      tree.join();
-      throw;
-    }
-    tree.join();
+  // Key ranges of the merge: by the first min(k, 5) bases, 4^that ranges
+  // (kMergeRanges at most).
+  // A partition's run is sorted, so range r of it is one stretch of entries,
+  // [range_start(p, r), range_start(p, r + 1)).
+  uint32_t ranges() const { return uint32_t{1} << range_bits(); }
+  unsigned range_bits() const { return 2 * std::min(o_.k, 5u); }
+  uint32_t range_of(const W& key) const { return static_cast<uint32_t>(static_cast<unsigned>(key >> (2 * o_.k - range_bits()))); }
+  uint32_t& range_start(uint32_t p, uint32_t r) { return starts_[size_t{p} * (ranges() + 1) + r]; }
+  uint64_t range_size(uint32_t r) {
+    uint64_t n = 0;
+    for (uint32_t p = 0; p < plan_.partitions; ++p) n += range_start(p, r + 1) - range_start(p, r);
+    return n;
   }
+  static constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
+  size_t run_block_entries() const { return std::min<size_t>(plan_.block_bytes, kRunBlockBytes) / kEntry; }
 
-  // The merge's k-mers in order, handed from the tree's thread to the writer:
-  // packed k-mers and their counts, or the tree's error.
+  // A key range's k-mers in order, packed, with their counts (or the error
+  // that stopped its merge).
   struct Chunk {
     std::vector<uint8_t> packed;
     std::vector<uint32_t> counts;
     std::exception_ptr error;
   };
+
+  // One key range of every partition's run merged, by one thread: a cursor
+  // per partition and a loser tree over their heads. A k-mer out costs one
+  // comparison per level on its leaf's path (log2 P), against about twice
+  // that for a binary heap's sift, and no heap entries are moved. The heads
+  // sit in one array, a finished cursor's head the all-ones word (never a
+  // k-mer: its top bits are clear), so a match is one key comparison. Keys
+  // are unique across runs (a k-mer has one partition).
+  class RangeMerger {
+   public:
+    RangeMerger(Engine& e, const Spool& spool, size_t cursor_entries)
+        : e_(e), spool_(spool), per_block_(e.run_block_entries()), cap_(std::max<size_t>(1, cursor_entries)) {
+      while (leaves_ < e.plan_.partitions) leaves_ *= 2;
+      cursors_.resize(leaves_);
+      head_.assign(leaves_, kDone);
+      count_.assign(leaves_, 0);
+      loser_.resize(leaves_);
+      winner_.resize(2 * leaves_);
+      buf_.resize(size_t{e.plan_.partitions} * cap_ * kEntry);
+    }
+
+    // Range r's k-mers, in order, packed into `out` (sized to fit them).
+    void merge(uint32_t r, Chunk& out) {
+      const uint32_t parts = e_.plan_.partitions;
+      const unsigned bytes = (e_.o_.k + 3) / 4;
+      uint64_t n = 0;
+      for (uint32_t p = 0; p < leaves_; ++p) {
+        Cursor& c = cursors_[p];
+        c.at = p < parts ? e_.range_start(p, r) : 0;
+        c.end = p < parts ? e_.range_start(p, r + 1) : 0;
+        c.pos = c.fill = 0;
+        n += c.end - c.at;
+        advance(p);
+      }
+      out.packed.resize(n * bytes);
+      out.counts.resize(n);
+      for (uint32_t p = 0; p < leaves_; ++p) winner_[leaves_ + p] = p;
+      for (uint32_t i = leaves_ - 1; i >= 1; --i) {
+        const uint32_t a = winner_[2 * i], b = winner_[2 * i + 1];
+        const bool a_first = !(head_[b] < head_[a]);
+        winner_[i] = a_first ? a : b;
+        loser_[i] = a_first ? b : a;
+      }
+      uint32_t top = winner_[1];
+      uint8_t* to = out.packed.data();
+      for (uint64_t i = 0; i < n; ++i, to += bytes) {
+        pack_kmer_to(head_[top], bytes, to);
+        out.counts[i] = count_[top];
+        advance(top);
+        for (uint32_t j = (leaves_ + top) / 2; j >= 1; j /= 2)
+          if (head_[loser_[j]] < head_[top]) std::swap(loser_[j], top);
+      }
+    }
+
+   private:
+    static constexpr W kDone = ~W{0};
+    struct Cursor {
+      uint64_t at = 0, end = 0;  // entries of the run still to read
+      size_t pos = 0, fill = 0;  // in the cursor's buffer
+    };
+    // The cursor's next entry into its head (kDone past its stretch); the
+    // buffer is refilled within one block at a time.
+    void advance(uint32_t p) {
+      Cursor& c = cursors_[p];
+      uint8_t* buf = buf_.data() + size_t{p} * cap_ * kEntry;
+      if (c.pos == c.fill) {
+        if (c.at == c.end) {
+          head_[p] = kDone;
+          return;
+        }
+        const uint64_t block = c.at / per_block_, within = c.at % per_block_;
+        c.fill = static_cast<size_t>(std::min<uint64_t>({cap_, c.end - c.at, per_block_ - within}));
+        spool_.read(e_.runs_[p][block], static_cast<uint32_t>(within * kEntry), static_cast<uint32_t>(c.fill * kEntry), buf);
+        c.at += c.fill;
+        c.pos = 0;
+      }
+      std::memcpy(static_cast<void*>(&head_[p]), buf + c.pos * kEntry, sizeof(W));
+      std::memcpy(&count_[p], buf + c.pos * kEntry + sizeof(W), sizeof(uint32_t));
+      ++c.pos;
+    }
+
+    Engine& e_;
+    const Spool& spool_;
+    const size_t per_block_, cap_;  // entries a run block holds, a cursor buffers
+    uint32_t leaves_ = 1;
+    std::vector<Cursor> cursors_;   // past the partitions: empty
+    std::vector<W> head_;
+    std::vector<uint32_t> count_;
+    // loser_[n]: the leaf that lost the match at inner node n (1..leaves-1);
+    // the winner of the whole tree is kept apart.
+    std::vector<uint32_t> loser_, winner_;
+    std::vector<uint8_t> buf_;
+  };
+
+  // The ranges in order to the sink. With several threads, each merges the
+  // next range not taken (a tree of its own) while this thread hands the
+  // finished ones to the sink in order; ranges run ahead of the writer only
+  // while their bytes stay within half the merge's buffers (the range the
+  // writer waits for always runs).
+  void merge(const Spool& spool, const PackedKmerSink& sink, CountResult& r) {
+    uint64_t largest = 0;
+    for (const ThreadTotals& t : totals_) largest = std::max(largest, t.max_count);
+    if (sink.start) sink.start(std::min<uint64_t>(largest, o_.max_count));
+    auto emit = [&](const Chunk& chunk) {
+      sink.add({o_.k, chunk.packed.data(), chunk.counts.data(), chunk.counts.size()});
+      r.solid += chunk.counts.size();
+      units_done(chunk.counts.size());
+    };
+    const uint32_t R = ranges();
+    const unsigned workers = o_.threads;
+    // The cursors' buffers take half the merge's read-back buffers, the
+    // ranges ahead the other half.
+    const uint64_t buffers = uint64_t{plan_.partitions} * kRunBlockBytes;
+    const size_t cursor_entries = buffers / 2 / (uint64_t{workers} * plan_.partitions * kEntry);
+    if (workers < 2) {
+      RangeMerger m(*this, spool, cursor_entries);
+      Chunk chunk;
+      for (uint32_t i = 0; i < R; ++i) {
+        m.merge(i, chunk);
+        emit(chunk);
+      }
+      return;
+    }
+    const unsigned bytes = (o_.k + 3) / 4;
+    std::vector<uint64_t> size(R);
+    for (uint32_t i = 0; i < R; ++i) size[i] = range_size(i) * (bytes + sizeof(uint32_t));
+    // Under -M, half the planned buffers; without, also room for two ranges
+    // of average size a thread, so that the threads keep merging while the
+    // writer writes.
+    uint64_t total = 0;
+    for (const uint64_t b : size) total += b;
+    const uint64_t budget = std::max(buffers / 2, o_.max_memory ? 0 : 2 * (workers + 1) * (total / R));
+    std::vector<std::unique_ptr<Chunk>> done(R), spare;  // spare: written, to be filled again
+    std::mutex mu;
+    std::condition_variable cv;
+    uint32_t taken = 0, written = 0;
+    uint64_t ahead = 0;  // bytes of the ranges taken and not yet written
+    bool stop = false;
+    auto work = [&] {
+      std::unique_ptr<RangeMerger> m;
+      for (;;) {
+        uint32_t i;
+        std::unique_ptr<Chunk> chunk;
+        {
+          std::unique_lock lock(mu);
+          cv.wait(lock, [&] { return stop || taken == R || taken == written || ahead + size[taken] <= budget; });
+          if (stop || taken == R) return;
+          i = taken++;
+          ahead += size[i];
+          if (!spare.empty()) {
+            chunk = std::move(spare.back());
+            spare.pop_back();
+          }
+        }
+        if (!chunk) chunk = std::make_unique<Chunk>();
+        try {
+          if (!m) m = std::make_unique<RangeMerger>(*this, spool, cursor_entries);
+          m->merge(i, *chunk);
+        } catch (...) {
+          chunk->error = std::current_exception();
+        }
+        {
+          std::lock_guard lock(mu);
+          done[i] = std::move(chunk);
+        }
+        cv.notify_all();
+      }
+    };
+    std::vector<std::thread> threads;
+    auto halt = [&] {
+      {
+        std::lock_guard lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+      for (std::thread& t : threads) t.join();
+    };
+    try {
+      for (unsigned t = 0; t < workers; ++t) threads.push_back(detail::start_thread(work, t, workers));
+      for (uint32_t i = 0; i < R; ++i) {
+        std::unique_ptr<Chunk> chunk;
+        {
+          std::unique_lock lock(mu);
+          cv.wait(lock, [&] { return done[i] != nullptr; });
+          chunk = std::move(done[i]);
+        }
+        if (chunk->error) std::rethrow_exception(chunk->error);
+        emit(*chunk);
+        {
+          std::lock_guard lock(mu);
+          written = i + 1;
+          ahead -= size[i];
+          spare.push_back(std::move(chunk));
+        }
+        cv.notify_all();
+      }
+    } catch (...) {
+      halt();
+      throw;
+    }
+    halt();
+  }
 
   void finish(CountResult& r, const Spool& spool);
 
@@ -457,6 +570,7 @@ class Engine {
   std::vector<uint64_t> kmers_;  // occurrences spooled per partition
   std::vector<PartitionOutcome> outcomes_;
   std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
+  std::vector<uint32_t> starts_;                 // range_start of every run
   std::vector<ThreadTotals> totals_;
   double distinct_ratio_ = 1, table_ratio_ = 1;
 };

@@ -53,7 +53,7 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   p.read_buffers = e.from_bins ? 0 : (o.threads + 2) * o.batch_bases * 2 + o.threads * (8u << 20);
   p.write_buffers = e.from_bins ? 0 : uint64_t{o.threads} * p.partitions * p.block_bytes;
   p.working_bytes = uint64_t{o.threads} * (4u << 20);
-  p.merge_buffers = uint64_t{p.partitions} * kRunBlockBytes;
+  p.merge_buffers = uint64_t{p.partitions} * (kRunBlockBytes + (kMergeRanges + 1) * sizeof(uint32_t));
   const uint64_t fixed = p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers;
   if (!o.max_memory) {
     p.spool_memory = default_spool_memory(e.available_memory);

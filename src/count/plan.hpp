@@ -32,7 +32,7 @@ struct CountPlan {
   uint64_t read_buffers = 0;      // batches in flight, per-thread scratch
   uint64_t write_buffers = 0;     // threads x partitions x block_bytes
   uint64_t working_bytes = 0;     // per-partition filter, table and loaded data, all threads
-  uint64_t merge_buffers = 0;     // the merge's read-back buffer per partition
+  uint64_t merge_buffers = 0;     // the merge's read-back buffers, ranges ahead of the writer, range starts
   uint64_t spool_memory = 0;      // spooled blocks held in memory at most; beyond, temporary files
   std::string tmp_dir;
 };
@@ -64,6 +64,8 @@ inline constexpr double kSweepTrigger = 4.0;        // sweeps_for splits past th
 inline constexpr double kExactFpr = 0.03;
 // Bytes of the solid-k-mer run blocks read back by the merge.
 inline constexpr uint32_t kRunBlockBytes = 16u << 10;
+// The merge's key ranges at most (by the first 5 bases), merged in parallel.
+inline constexpr uint32_t kMergeRanges = 1024;
 
 // How many times the partitions of k <= 31 a run at k takes (1, 2, 3, 6): a
 // table slot holds the key's words and a 32-bit count, 12 bytes for one word

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/format.hpp"
 
@@ -108,15 +109,16 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
   return b;
 }
 
-void Spool::read(const Block& b, void* out) const {
+void Spool::read(const Block& b, uint32_t offset, uint32_t size, void* out) const {
+  if (offset > b.size || size > b.size - offset) throw std::logic_error("Spool::read past the block's end");
   if (b.in_memory()) {
-    std::memcpy(out, b.memory, b.size);
+    std::memcpy(out, b.memory + offset, size);
     return;
   }
   auto* p = static_cast<char*>(out);
   uint64_t done = 0;
-  while (done < b.size) {
-    const ssize_t n = ::pread(fd_, p + done, b.size - done, static_cast<off_t>(b.offset + done));
+  while (done < size) {
+    const ssize_t n = ::pread(fd_, p + done, size - done, static_cast<off_t>(b.offset + offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw SpoolError(dir_ + ": cannot read back temporary data: " + (n < 0 ? std::strerror(errno) : "file too short"),

@@ -75,7 +75,9 @@ class Spool {
   // Stores `size` bytes.
   Block put(const void* data, uint32_t size);
   // Copies the block's bytes to out[0, size).
-  void read(const Block& block, void* out) const;
+  void read(const Block& block, void* out) const { read(block, 0, block.size, out); }
+  // Copies bytes [offset, offset + size) of the block to out[0, size).
+  void read(const Block& block, uint32_t offset, uint32_t size, void* out) const;
   // Frees the block's memory (its file bytes stay until the spool closes).
   void release(Block& block);
 

@@ -167,6 +167,28 @@ TEST(CountPartitions, PackedSinkGetsTheSameKmersAfterItsBound) {
   }
 }
 
+// The merge splits the k-mers into ranges by their first min(k, 5) bases
+// (4 to 1,024 ranges) merged by several threads at once and written in
+// order: every k, thread count and spool (runs in memory or read back from
+// the temporary file in pieces) gives the naive count.
+TEST(CountPartitions, MergedRangesGiveTheNaiveCountForAnyKAndThreads) {
+  const auto reads = genome_reads(4, 100000, 20000, 150);
+  const fs::path in = write_fasta(reads, "partitions_ranges.fa");
+  const fs::path tmp = empty_dir("partitions_ranges_tmp");
+  for (const unsigned k : {1u, 2u, 5u, 6u, 21u}) {
+    const auto [want, hist] = expected_output(naive(reads, k));
+    for (const unsigned t : {1u, 2u, 3u}) {
+      CountOptions o = options(in, k, t);
+      o.tmp_dir = tmp.string();
+      EXPECT_SAME(run(o).text, want) << "k=" << k << " threads=" << t;
+      o.max_memory = budget_with_1mb_spool(o);
+      const Counted spilled = run(o);
+      EXPECT_SAME(spilled.text, want) << "spilled, k=" << k << " threads=" << t;
+      EXPECT_GT(spilled.result.spool.disk_bytes, 0u);
+    }
+  }
+}
+
 TEST(CountPartitions, ExactModeMatchesANaiveCountWithExactSingletons) {
   const auto reads = genome_reads(2, 20000, 3000, 120);
   const fs::path in = write_fasta(reads, "partitions_naive.fa");
