@@ -149,13 +149,23 @@ int run_count(CountArgs& a) {
                                       .max_count = a.opt.max_count});
   PackedKmerSink sink;
   sink.start = [&](uint64_t largest) { out->expect_largest_count(largest); };
-  sink.add = [&](const PackedKmers& chunk) {
+  auto first_kmers = [&] {
     if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
       progress.stop();
       meter_running = false;
     }
+  };
+  sink.add = [&](const PackedKmers& chunk) {
+    first_kmers();
     out->add(chunk);
   };
+  if (out->formats_apart()) {
+    sink.format = [&](const PackedKmers& chunk, std::string& bytes) { out->format(chunk, bytes); };
+    sink.write = [&](std::string_view bytes) {
+      first_kmers();
+      out->write_formatted(bytes);
+    };
+  }
 
   const auto hooks = progress.hooks<CountHooks>();
   const CountResult r = count_kmers(a.opt, sink, hooks);

@@ -159,6 +159,11 @@ using KmerSink = std::function<void(std::string_view kmer, uint64_t count)>;
 struct PackedKmerSink {
   std::function<void(uint64_t largest_count)> start;
   std::function<void(const PackedKmers& chunk)> add;
+  // Optional, both or neither: format turns a chunk into the output's bytes
+  // and may run on several threads at once; write then takes those bytes, in
+  // order, instead of add taking the chunk.
+  std::function<void(const PackedKmers& chunk, std::string& bytes)> format;
+  std::function<void(std::string_view bytes)> write;
 };
 
 struct CountHooks {

@@ -355,6 +355,7 @@ class Engine {
   struct Chunk {
     std::vector<uint8_t> packed;
     std::vector<uint32_t> counts;
+    std::string bytes;  // formatted, when the sink formats apart
     std::exception_ptr error;
   };
 
@@ -460,8 +461,10 @@ class Engine {
     uint64_t largest = 0;
     for (const ThreadTotals& t : totals_) largest = std::max(largest, t.max_count);
     if (sink.start) sink.start(std::min<uint64_t>(largest, o_.max_count));
+    const bool apart = sink.format && sink.write;
     auto emit = [&](const Chunk& chunk) {
-      sink.add({o_.k, chunk.packed.data(), chunk.counts.data(), chunk.counts.size()});
+      if (apart && !chunk.bytes.empty()) sink.write(chunk.bytes);
+      else sink.add({o_.k, chunk.packed.data(), chunk.counts.data(), chunk.counts.size()});
       r.solid += chunk.counts.size();
       units_done(chunk.counts.size());
     };
@@ -482,7 +485,8 @@ class Engine {
     }
     const unsigned bytes = (o_.k + 3) / 4;
     std::vector<uint64_t> size(R);
-    for (uint32_t i = 0; i < R; ++i) size[i] = range_size(i) * (bytes + sizeof(uint32_t));
+    const size_t per_kmer = bytes + sizeof(uint32_t) + (apart ? o_.k + 8 : 0);  // formatted: about k + 8 bytes more
+    for (uint32_t i = 0; i < R; ++i) size[i] = range_size(i) * per_kmer;
     // Under -M, half the planned buffers; without, also room for two ranges
     // of average size a thread, so that the threads keep merging while the
     // writer writes.
@@ -515,6 +519,8 @@ class Engine {
         try {
           if (!m) m = std::make_unique<RangeMerger>(*this, spool, cursor_entries);
           m->merge(i, *chunk);
+          chunk->bytes.clear();
+          if (apart) sink.format({o_.k, chunk->packed.data(), chunk->counts.data(), chunk->counts.size()}, chunk->bytes);
         } catch (...) {
           chunk->error = std::current_exception();
         }

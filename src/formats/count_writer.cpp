@@ -11,56 +11,60 @@ namespace {
 // The decimal form of a count at `at` (room for 10 digits); returns its end.
 char* put_decimal(char* at, uint32_t count) { return std::to_chars(at, at + 10, count).ptr; }
 
-class TsvCountWriter final : public KmerCountWriter {
+// One k-mer of a chunk as a line of TSV or as a FASTA record, at `at` (room
+// for k + 14 bytes); returns its end.
+char* tsv_line(const PackedKmers& c, size_t i, char* at) {
+  decode_packed_kmer(c.packed + i * ((c.k + 3) / 4), c.k, at);
+  at += c.k;
+  *at++ = '\t';
+  at = put_decimal(at, c.counts[i]);
+  *at++ = '\n';
+  return at;
+}
+char* fasta_record(const PackedKmers& c, size_t i, char* at) {
+  *at++ = '>';
+  at = put_decimal(at, c.counts[i]);
+  *at++ = '\n';
+  decode_packed_kmer(c.packed + i * ((c.k + 3) / 4), c.k, at);
+  at += c.k;
+  *at++ = '\n';
+  return at;
+}
+
+// The text formats: a line (or record) per k-mer, formatted by `Line`.
+template <char* (*Line)(const PackedKmers&, size_t, char*)>
+class TextCountWriter final : public KmerCountWriter {
  public:
-  explicit TsvCountWriter(const std::string& path) : out_(path) {}
+  explicit TextCountWriter(const std::string& path) : out_(path) {}
   void add(std::string_view kmer, uint64_t count) override {
-    out_.write(kmer);
-    out_.put('\t');
-    out_.put_uint(count);
-    out_.put('\n');
-  }
-  void add(const PackedKmers& chunk) override {
-    const size_t bytes = (chunk.k + 3) / 4;
-    for (size_t i = 0; i < chunk.n; ++i) {
-      char* to = out_.reserve(chunk.k + 12);
-      decode_packed_kmer(chunk.packed + i * bytes, chunk.k, to);
-      to[chunk.k] = '\t';
-      char* end = put_decimal(to + chunk.k + 1, chunk.counts[i]);
-      *end++ = '\n';
-      out_.advance(static_cast<size_t>(end - to));
+    if constexpr (Line == fasta_record) {
+      out_.put('>');
+      out_.put_uint(count);
+      out_.put('\n');
+      out_.write(kmer);
+      out_.put('\n');
+    } else {
+      out_.write(kmer);
+      out_.put('\t');
+      out_.put_uint(count);
+      out_.put('\n');
     }
   }
-  void finish() override { out_.commit(); }
-
- private:
-  OutputFile out_;
-};
-
-class FastaCountWriter final : public KmerCountWriter {
- public:
-  explicit FastaCountWriter(const std::string& path) : out_(path) {}
-  void add(std::string_view kmer, uint64_t count) override {
-    out_.put('>');
-    out_.put_uint(count);
-    out_.put('\n');
-    out_.write(kmer);
-    out_.put('\n');
-  }
   void add(const PackedKmers& chunk) override {
-    const size_t bytes = (chunk.k + 3) / 4;
     for (size_t i = 0; i < chunk.n; ++i) {
       char* to = out_.reserve(chunk.k + 14);
-      char* at = to;
-      *at++ = '>';
-      at = put_decimal(at, chunk.counts[i]);
-      *at++ = '\n';
-      decode_packed_kmer(chunk.packed + i * bytes, chunk.k, at);
-      at += chunk.k;
-      *at++ = '\n';
-      out_.advance(static_cast<size_t>(at - to));
+      out_.advance(static_cast<size_t>(Line(chunk, i, to) - to));
     }
   }
+  bool formats_apart() const override { return true; }
+  void format(const PackedKmers& chunk, std::string& out) const override {
+    out.resize(chunk.n * (chunk.k + 14));
+    char* const begin = out.data();
+    char* at = begin;
+    for (size_t i = 0; i < chunk.n; ++i) at = Line(chunk, i, at);
+    out.resize(static_cast<size_t>(at - begin));
+  }
+  void write_formatted(std::string_view bytes) override { out_.write(bytes); }
   void finish() override { out_.commit(); }
 
  private:
@@ -87,8 +91,8 @@ class KffCountWriter final : public KmerCountWriter {
 
 std::unique_ptr<KmerCountWriter> open_count_writer(const std::string& format, const std::string& path,
                                                    const KffWriterOptions& kff) {
-  if (format == "tsv") return std::make_unique<TsvCountWriter>(path);
-  if (format == "fasta") return std::make_unique<FastaCountWriter>(path);
+  if (format == "tsv") return std::make_unique<TextCountWriter<tsv_line>>(path);
+  if (format == "fasta") return std::make_unique<TextCountWriter<fasta_record>>(path);
   if (format == "kff") return std::make_unique<KffCountWriter>(path, kff);
   throw std::invalid_argument("unknown k-mer count format '" + format + "' (tsv, fasta or kff)");
 }

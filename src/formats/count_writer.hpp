@@ -25,6 +25,13 @@ class KmerCountWriter {
   // Before the first k-mer: no count to come is larger than `largest` (KFF
   // then stores counts in its bytes; the others ignore it).
   virtual void expect_largest_count(uint64_t largest) { (void)largest; }
+  // Formats that format a chunk on its own (TSV, FASTA: no state carried
+  // from one k-mer to the next) say so; then format() may run on any thread
+  // at once (it reads nothing the writer changes), and the bytes it made go
+  // out, in order, through write_formatted().
+  virtual bool formats_apart() const { return false; }
+  virtual void format(const PackedKmers& chunk, std::string& out) const { (void)chunk, (void)out; }
+  virtual void write_formatted(std::string_view bytes) { (void)bytes; }
   // Ends the file and moves it into place. Throws OutputError.
   virtual void finish() = 0;
 };

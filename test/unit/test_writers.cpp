@@ -92,6 +92,18 @@ TEST_F(Writers, PackedChunksWriteWhatLettersWrite) {
     if (format != "kff") {  // the text formats byte for byte, but for the last count
       const std::string p = bytes(path("p." + format));
       EXPECT_EQ(p.substr(0, p.find("4294967295")), letters.substr(0, letters.find("12345678901"))) << format;
+      // Formatted apart (as the merge's threads do), then written in order: the same bytes.
+      const auto apart = open_count_writer(format, path("f." + format), {.k = 5});
+      ASSERT_TRUE(apart->formats_apart());
+      std::string first, rest;
+      apart->format(PackedKmers{5, packed.data() + 4, counts.data() + 2, kRecords.size() - 2}, rest);
+      apart->format(PackedKmers{5, packed.data(), counts.data(), 2}, first);
+      apart->write_formatted(first);
+      apart->write_formatted(rest);
+      apart->finish();
+      EXPECT_EQ(bytes(path("f." + format)), p) << format;
+    } else {
+      EXPECT_FALSE(out->formats_apart());
     }
   }
 }
