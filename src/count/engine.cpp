@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -350,13 +349,13 @@ class Engine {
   static constexpr size_t kEntry = sizeof(W) + sizeof(uint32_t);
   size_t run_block_entries() const { return std::min<size_t>(plan_.block_bytes, kRunBlockBytes) / kEntry; }
 
-  // A key range's k-mers in order, packed, with their counts (or the error
-  // that stopped its merge).
+  // A key range's k-mers in order, packed, with their counts.
   struct Chunk {
+    uint64_t serial = 0;  // the range
     std::vector<uint8_t> packed;
     std::vector<uint32_t> counts;
     std::string bytes;  // formatted, when the sink formats apart
-    std::exception_ptr error;
+    PackedKmers kmers(unsigned k) const { return {k, packed.data(), counts.data(), counts.size()}; }
   };
 
   // One key range of every partition's run merged, by one thread: a cursor
@@ -452,118 +451,69 @@ class Engine {
     std::vector<uint8_t> buf_;
   };
 
-  // The ranges in order to the sink. With several threads, each merges the
-  // next range not taken (a tree of its own) while this thread hands the
-  // finished ones to the sink in order; ranges run ahead of the writer only
-  // while their bytes stay within half the merge's buffers (the range the
-  // writer waits for always runs).
+  // The ranges in order to the sink: every thread merges the next range not
+  // taken (a tree of its own), and the thread that completes the next range
+  // in line hands it, and those after it that are done, to the sink
+  // (SerialOrder::deliver). A range runs at most `window` ranges ahead of the
+  // one next in line: as many of the largest range as half the merge's
+  // buffers hold under -M; without, also two of average size a thread, so
+  // that the threads keep merging while one writes.
   void merge(const Spool& spool, const PackedKmerSink& sink, CountResult& r) {
     uint64_t largest = 0;
     for (const ThreadTotals& t : totals_) largest = std::max(largest, t.max_count);
     if (sink.start) sink.start(std::min<uint64_t>(largest, o_.max_count));
-    const bool apart = sink.format && sink.write;
-    auto emit = [&](const Chunk& chunk) {
-      if (apart && !chunk.bytes.empty()) sink.write(chunk.bytes);
-      else sink.add({o_.k, chunk.packed.data(), chunk.counts.data(), chunk.counts.size()});
-      r.solid += chunk.counts.size();
-      units_done(chunk.counts.size());
-    };
+    const unsigned threads = o_.threads;
+    const bool apart = sink.format && sink.write && threads > 1;  // alone, the writer formats as it writes
     const uint32_t R = ranges();
-    const unsigned workers = o_.threads;
     // The cursors' buffers take half the merge's read-back buffers, the
     // ranges ahead the other half.
     const uint64_t buffers = uint64_t{plan_.partitions} * kRunBlockBytes;
-    const size_t cursor_entries = buffers / 2 / (uint64_t{workers} * plan_.partitions * kEntry);
-    if (workers < 2) {
-      RangeMerger m(*this, spool, cursor_entries);
-      Chunk chunk;
-      for (uint32_t i = 0; i < R; ++i) {
-        m.merge(i, chunk);
-        emit(chunk);
-      }
-      return;
+    const size_t cursor_entries = buffers / 2 / (uint64_t{threads} * plan_.partitions * kEntry);
+    const uint64_t per_kmer = (o_.k + 3) / 4 + sizeof(uint32_t) + (apart ? o_.k + 8 : 0);  // formatted: about k + 8 more
+    uint64_t total = 0, widest = 1;
+    for (uint32_t i = 0; i < R; ++i) {
+      const uint64_t n = range_size(i);
+      total += n;
+      widest = std::max(widest, n);
     }
-    const unsigned bytes = (o_.k + 3) / 4;
-    std::vector<uint64_t> size(R);
-    const size_t per_kmer = bytes + sizeof(uint32_t) + (apart ? o_.k + 8 : 0);  // formatted: about k + 8 bytes more
-    for (uint32_t i = 0; i < R; ++i) size[i] = range_size(i) * per_kmer;
-    // Under -M, half the planned buffers; without, also room for two ranges
-    // of average size a thread, so that the threads keep merging while the
-    // writer writes.
-    uint64_t total = 0;
-    for (const uint64_t b : size) total += b;
-    const uint64_t budget = std::max(buffers / 2, o_.max_memory ? 0 : 2 * (workers + 1) * (total / R));
-    std::vector<std::unique_ptr<Chunk>> done(R), spare;  // spare: written, to be filled again
-    std::mutex mu;
-    std::condition_variable cv;
-    uint32_t taken = 0, written = 0;
-    uint64_t ahead = 0;  // bytes of the ranges taken and not yet written
-    bool stop = false;
+    const uint64_t budget = std::max(buffers / 2, o_.max_memory ? 0 : 2 * (threads + 1) * total / R * per_kmer);
+    detail::SerialOrder<Chunk> order(std::max<uint64_t>(1, budget / (widest * per_kmer)));
+    detail::FirstError error;
+    std::atomic<uint32_t> next{0};
+    std::atomic<bool> failed{false};
+    auto emit = [&](const Chunk& chunk) {
+      if (apart) sink.write(chunk.bytes);
+      else sink.add(chunk.kmers(o_.k));
+      r.solid += chunk.counts.size();
+      units_done(chunk.counts.size());
+    };
     auto work = [&] {
-      std::unique_ptr<RangeMerger> m;
-      for (;;) {
-        uint32_t i;
-        std::unique_ptr<Chunk> chunk;
-        {
-          std::unique_lock lock(mu);
-          cv.wait(lock, [&] { return stop || taken == R || taken == written || ahead + size[taken] <= budget; });
-          if (stop || taken == R) return;
-          i = taken++;
-          ahead += size[i];
-          if (!spare.empty()) {
-            chunk = std::move(spare.back());
-            spare.pop_back();
-          }
+      try {
+        RangeMerger m(*this, spool, cursor_entries);
+        for (uint32_t i; !failed && (i = next.fetch_add(1)) < R;) {
+          auto chunk = std::make_unique<Chunk>();
+          chunk->serial = i;
+          m.merge(i, *chunk);
+          if (apart) sink.format(chunk->kmers(o_.k), chunk->bytes);
+          order.deliver(std::move(chunk), emit);
         }
-        if (!chunk) chunk = std::make_unique<Chunk>();
-        try {
-          if (!m) m = std::make_unique<RangeMerger>(*this, spool, cursor_entries);
-          m->merge(i, *chunk);
-          chunk->bytes.clear();
-          if (apart) sink.format({o_.k, chunk->packed.data(), chunk->counts.data(), chunk->counts.size()}, chunk->bytes);
-        } catch (...) {
-          chunk->error = std::current_exception();
-        }
-        {
-          std::lock_guard lock(mu);
-          done[i] = std::move(chunk);
-        }
-        cv.notify_all();
+      } catch (...) {
+        error.set(std::current_exception());
+        failed = true;
+        order.abort();
       }
     };
-    std::vector<std::thread> threads;
-    auto halt = [&] {
-      {
-        std::lock_guard lock(mu);
-        stop = true;
-      }
-      cv.notify_all();
-      for (std::thread& t : threads) t.join();
-    };
+    std::vector<std::thread> helpers;
     try {
-      for (unsigned t = 0; t < workers; ++t) threads.push_back(detail::start_thread(work, t, workers));
-      for (uint32_t i = 0; i < R; ++i) {
-        std::unique_ptr<Chunk> chunk;
-        {
-          std::unique_lock lock(mu);
-          cv.wait(lock, [&] { return done[i] != nullptr; });
-          chunk = std::move(done[i]);
-        }
-        if (chunk->error) std::rethrow_exception(chunk->error);
-        emit(*chunk);
-        {
-          std::lock_guard lock(mu);
-          written = i + 1;
-          ahead -= size[i];
-          spare.push_back(std::move(chunk));
-        }
-        cv.notify_all();
-      }
+      for (unsigned t = 1; t < threads; ++t) helpers.push_back(detail::start_thread(work, t, threads));
     } catch (...) {
-      halt();
-      throw;
+      error.set(std::current_exception());
+      failed = true;
+      order.abort();
     }
-    halt();
+    work();
+    for (std::thread& t : helpers) t.join();
+    error.rethrow();
   }
 
   void finish(CountResult& r, const Spool& spool);

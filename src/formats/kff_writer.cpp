@@ -135,7 +135,8 @@ void KffWriter::flush_section() {
   for (const uint64_t c : counts_) largest = std::max(largest, c);
   // One width for the whole file, as KMC writes it (kmc_tools 3.2's sorted dump reads every
   // section with the first one's): the bytes of the largest count the file
-  // may hold (max_count, at most KMC's 32-bit counters); wider only for a
+  // may hold (max_count, or the bound expect_largest_count gave, at most
+  // KMC's 32-bit counters); wider only for a
   // section whose counts need more (sums of merged counts above 2^32).
   const unsigned file_width = std::max(1u, bytes_for(std::min<uint64_t>({o_.max_count, UINT32_MAX, largest_})));
   const unsigned width = std::max({file_width, bytes_for(largest), scope_width_});
