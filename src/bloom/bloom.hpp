@@ -68,6 +68,10 @@ class BlockedBloom {
   // Sets the key's bits; returns true if every one was already set (the key
   // was probably present), false if this call set at least one new bit.
   bool test_and_set(uint64_t h) noexcept;
+  // The same for a filter only the calling thread touches: plain loads and
+  // stores instead of atomic read-modify-writes (a locked instruction a
+  // word, some 20 cycles, for every new key).
+  bool test_and_set_exclusive(uint64_t h) noexcept;
   void insert(uint64_t h) noexcept { (void)test_and_set(h); }
   // True if every bit of the key is set: no false negatives, false positives
   // at the rate estimated_fpr().
@@ -197,6 +201,9 @@ class ScalableBloom {
   // only when a new layer cannot be created: std::bad_alloc, or
   // std::invalid_argument past BlockedBloom::kMaxBlocks.
   bool test_and_set(uint64_t h);
+  // The same for a chain only the calling thread touches (a partition's gate):
+  // no atomic read-modify-write on the words or the layer's key count.
+  bool test_and_set_exclusive(uint64_t h);
   void insert(uint64_t h) { (void)test_and_set(h); }
   // Newest layer first (recent keys are likelier to repeat).
   [[nodiscard]] bool contains(uint64_t h) const noexcept;
@@ -227,6 +234,8 @@ class ScalableBloom {
   struct Layer;
   ScalableBloom();  // defined where Layer is complete
   void grow(size_t seen_layers);
+  template <bool Exclusive>
+  bool test_and_set_in_chain(uint64_t h);
 
   ScalableBloomParams params_;
   std::array<std::unique_ptr<Layer>, kMaxLayers> slots_;  // null; no {} (needs Layer complete under clang)

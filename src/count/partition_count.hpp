@@ -214,7 +214,7 @@ class PartitionCounter {
       const uint64_t slot = table_.find(km, h);
       if (slot != PartitionTable<W>::kNone) {
         table_.add_count(slot);
-      } else if (bloom.test_and_set(h)) {
+      } else if (bloom.test_and_set_exclusive(h)) {
         table_.add_count(table_.insert(km, h));
       } else {
         ++rejected;

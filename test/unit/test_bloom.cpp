@@ -317,6 +317,31 @@ TEST(ScalableBloomGrowth, LayersAreAddedLazilyAtCapacity) {
   EXPECT_THROW((void)f.layer(2), std::out_of_range);
 }
 
+// The one-thread path answers as the shared one, key by key, and leaves the
+// same layers: the same words, the same key counts.
+TEST(ScalableBloomExclusive, AnswersAndBitsEqualTheSharedPath) {
+  ScalableBloomParams p;
+  p.initial_capacity = 500;
+  p.fpr = 0.05;
+  ScalableBloom shared(p), mine(p);
+  uint64_t fresh = 0;
+  for (uint64_t i = 0; i < 20000; ++i) {
+    const uint64_t h = key(i % 7000 + (i / 7000) * 3000);  // repeats and new keys
+    const bool a = shared.test_and_set(h);
+    ASSERT_EQ(mine.test_and_set_exclusive(h), a) << i;
+    fresh += a ? 0 : 1;
+  }
+  ASSERT_GT(shared.layers(), 3U);
+  ASSERT_EQ(mine.layers(), shared.layers());
+  EXPECT_EQ(mine.keys_inserted(), fresh);
+  for (size_t l = 0; l < shared.layers(); ++l) {
+    EXPECT_EQ(mine.layer_info(l, false).keys, shared.layer_info(l, false).keys) << l;
+    const auto a = shared.layer(l).words(), b = mine.layer(l).words();
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin())) << l;
+  }
+}
+
 // Concurrent growth from a tiny first layer: 4 threads each insert 250 k own
 // keys and the same 100 k shared keys (1/8 under sanitizers) into a chain that
 // starts at 1,000 keys and grows to ~10 layers while they run.
