@@ -66,10 +66,18 @@ class SuperKmerSplitter {
   }
 
  private:
-  // One run of `len` bases, all ACGT, at offset `at` of the read.
+  // One run of `len` bases, all ACGT, at offset `at` of the read. The
+  // minimum over each k-mer's w m-mer hashes comes from van Herk and
+  // Gil-Werman's two passes over blocks of w hashes (the smallest from each
+  // position to its block's end, and from its block's start up to it): three
+  // branch-free comparisons a base, where a scan that restarts when the
+  // minimum leaves the window mispredicts its way through w hashes every few
+  // bases.
   template <class F>
   void split_run(const char* s, size_t len, size_t at, F& f) {
-    hashes_.resize(len - m_ + 1);
+    const size_t mmers = len - m_ + 1;
+    hashes_.resize(mmers);
+    suffix_.resize(mmers);
     uint64_t fw = 0, rc = 0;
     const unsigned top = 2 * (m_ - 1);
     for (size_t p = 0; p < len; ++p) {
@@ -79,30 +87,39 @@ class SuperKmerSplitter {
       if (p + 1 >= m_) hashes_[p + 1 - m_] = minimizer_hash(canonical_ && rc < fw ? rc : fw);
     }
     const size_t w = k_ - m_ + 1;  // m-mers in a k-mer
-    const size_t kmers = len - k_ + 1;
-    const size_t max_kmers = kMaxSuperKmerKmers;
     const uint64_t* h = hashes_.data();
-    size_t best = static_cast<size_t>(std::min_element(h, h + w) - h);
-    size_t first = 0;  // first k-mer of the current super-k-mer
+    uint64_t* suf = suffix_.data();
+    for (size_t end = mmers; end > 0;) {  // blocks [b, b + w), the last one short
+      const size_t b = (end - 1) / w * w;
+      uint64_t m = ~uint64_t{0};
+      for (size_t i = end; i-- > b;) suf[i] = m = std::min(m, h[i]);
+      end = b;
+    }
+    const size_t kmers = len - k_ + 1;
+    // The window of k-mer j is h[j, j + w); its last hash opens a block when
+    // (j + w - 1) % w == 0, i.e. at j = 1, 1 + w, ...
+    uint64_t prefix = ~uint64_t{0};
+    size_t to_block = 1;  // k-mers until the next window end that opens a block
+    uint64_t current = suf[0];  // k-mer 0's window is block 0
+    size_t first = 0;           // first k-mer of the current super-k-mer
     for (size_t j = 1; j < kmers; ++j) {
-      const uint64_t current = h[best];
-      if (best < j) {
-        best = static_cast<size_t>(std::min_element(h + j, h + j + w) - h);
-      } else if (h[j + w - 1] < h[best]) {
-        best = j + w - 1;
-      }
-      if (h[best] != current || j - first == max_kmers) {
+      const uint64_t e = h[j + w - 1];
+      prefix = --to_block == 0 ? e : std::min(prefix, e);
+      if (to_block == 0) to_block = w;
+      const uint64_t mz = std::min(suf[j], prefix);
+      if (mz != current || j - first == kMaxSuperKmerKmers) {
         f(at + first, j - first + k_ - 1, current);
         first = j;
+        current = mz;
       }
     }
-    f(at + first, kmers - first + k_ - 1, h[best]);
+    f(at + first, kmers - first + k_ - 1, current);
   }
 
   unsigned k_, m_;
   bool canonical_;
   uint64_t mask_;
-  std::vector<uint64_t> hashes_;
+  std::vector<uint64_t> hashes_, suffix_;
 };
 
 }  // namespace kmerbloom
