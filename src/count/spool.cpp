@@ -40,14 +40,6 @@ bool Spool::take_memory(uint32_t size) {
   return true;
 }
 
-// The file is unlinked as soon as it exists: only the descriptor holds it.
-void Spool::open_file() {
-  std::lock_guard lock(open_mu_);
-  if (open_.load(std::memory_order_acquire)) return;
-  fd_ = create_file(dir_, dir_);
-  open_.store(true, std::memory_order_release);
-}
-
 int Spool::create_file(const std::string& dir, const std::string& named) {
   std::string path = dir + "/kmerbloom-spool-XXXXXX";
   const int fd = ::mkstemp(path.data());
@@ -84,29 +76,50 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
     std::memcpy(b.memory, data, size);
     return b;
   }
-  if (!open_.load(std::memory_order_acquire)) open_file();
-  b.offset = disk_.fetch_add(size, std::memory_order_relaxed);
+  std::lock_guard lock(disk_mu_);
+  if (fd_ < 0) fd_ = create_file(dir_, dir_);  // unlinked as soon as it exists
+  b.offset = disk_.load(std::memory_order_relaxed);
+  const auto* p = static_cast<const uint8_t*>(data);
+  if (b.offset + size > disk_limit_) {  // a disk full at disk_limit_ (tests)
+    write_staging();
+    write_at(p, disk_limit_ - b.offset, b.offset);
+    fail_write(ENOSPC, disk_limit_);
+  }
+  for (uint32_t done = 0; done < size;) {
+    if (staging_.capacity() < kStagingBytes) staging_.reserve(kStagingBytes);
+    const uint32_t n = std::min<uint32_t>(size - done, kStagingBytes - static_cast<uint32_t>(staging_.size()));
+    staging_.insert(staging_.end(), p + done, p + done + n);
+    done += n;
+    if (staging_.size() == kStagingBytes) write_staging();
+  }
+  disk_.store(b.offset + size, std::memory_order_relaxed);
+  return b;
+}
+
+void Spool::write_staging() {
+  const uint64_t at = written_.load(std::memory_order_relaxed);
+  write_at(staging_.data(), staging_.size(), at);
+  written_.store(at + staging_.size(), std::memory_order_release);
+  staging_.clear();
+}
+
+void Spool::write_at(const void* data, uint64_t size, uint64_t offset) {
   const auto* p = static_cast<const char*>(data);
-  uint64_t done = 0;
-  while (done < size) {
-    ssize_t n = -1;
-    if (b.offset + done + 1 > disk_limit_) {
-      errno = ENOSPC;
-    } else {
-      const uint64_t room = std::min<uint64_t>(size - done, disk_limit_ - b.offset - done);
-      n = ::pwrite(fd_, p + done, room, static_cast<off_t>(b.offset + done));
-    }
+  for (uint64_t done = 0; done < size;) {
+    const ssize_t n = offset + done >= disk_limit_
+                          ? (errno = ENOSPC, -1)
+                          : ::pwrite(fd_, p + done, std::min(size - done, disk_limit_ - offset - done),
+                                     static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = n == 0 ? ENOSPC : errno;
-      const bool full = e == ENOSPC || e == EDQUOT;
-      throw SpoolError(dir_ + ": cannot write temporary data: " + std::strerror(e) + " after " +
-                           format_megabytes(b.offset + done) + " (choose another directory with --tmp-dir, or raise -M)",
-                       dir_, b.offset + done, full);
-    }
+    if (n <= 0) fail_write(n == 0 ? ENOSPC : errno, offset + done);
     done += static_cast<uint64_t>(n);
   }
-  return b;
+}
+
+void Spool::fail_write(int e, uint64_t written) const {
+  throw SpoolError(dir_ + ": cannot write temporary data: " + std::strerror(e) + " after " +
+                       format_megabytes(written) + " (choose another directory with --tmp-dir, or raise -M)",
+                   dir_, written, e == ENOSPC || e == EDQUOT);
 }
 
 void Spool::read(const Block& b, uint32_t offset, uint32_t size, void* out) const {
@@ -116,9 +129,17 @@ void Spool::read(const Block& b, uint32_t offset, uint32_t size, void* out) cons
     return;
   }
   auto* p = static_cast<char*>(out);
+  const uint64_t from = b.offset + offset, to = from + size;
+  std::unique_lock<std::mutex> lock;
+  uint64_t on_disk = to;  // bytes before this offset are in the file
+  if (to > written_.load(std::memory_order_acquire)) {
+    lock = std::unique_lock(disk_mu_);
+    on_disk = std::clamp(written_.load(std::memory_order_relaxed), from, to);
+    std::memcpy(p + (on_disk - from), staging_.data() + (on_disk - written_.load(std::memory_order_relaxed)), to - on_disk);
+  }
   uint64_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd_, p + done, size - done, static_cast<off_t>(b.offset + offset + done));
+  while (from + done < on_disk) {
+    const ssize_t n = ::pread(fd_, p + done, on_disk - from - done, static_cast<off_t>(from + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw SpoolError(dir_ + ": cannot read back temporary data: " + (n < 0 ? std::strerror(errno) : "file too short"),

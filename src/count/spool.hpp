@@ -7,7 +7,13 @@
 // `memory_budget`; past it, they are appended to one temporary file in `dir`,
 // created on the first such block and unlinked at once: it disappears with
 // the process however the process ends (success, error, SIGINT, SIGTERM,
-// SIGKILL), and nothing is left in `dir`.
+// SIGKILL), and nothing is left in `dir`. Blocks bound for the file are
+// gathered in a staging buffer of kStagingBytes and written a whole buffer at
+// a time, at offsets that are multiples of it: a write of a few KiB at an
+// unaligned offset costs a system call and the kernel's zeroing of the page
+// it starts; on 3 Gbp of reads, 3 GB went out in 4 KiB pieces and the
+// writes took 7% of the run's CPU time. Reads of staged bytes are served
+// from the buffer.
 //
 // Errors: a temporary file that cannot be created or written throws
 // SpoolError (an OutputError) naming the directory and, for a full disk, the
@@ -56,6 +62,8 @@ struct SpoolOptions {
 
 class Spool {
  public:
+  static constexpr uint32_t kStagingBytes = 1u << 20;
+
   // A stored block. Its memory copy, when it has one, is a slot of the pool
   // or owned by the block.
   struct Block {
@@ -96,7 +104,11 @@ class Spool {
 
  private:
   bool take_memory(uint32_t size);
-  void open_file();
+  // Writes the staging buffer at its offset and empties it. Needs disk_mu_.
+  void write_staging();
+  // Writes size bytes at `offset` of the file; a failure is a SpoolError.
+  void write_at(const void* data, uint64_t size, uint64_t offset);
+  [[noreturn]] void fail_write(int error, uint64_t written) const;
   // A new temporary file in dir, already unlinked; `named` is dir in messages.
   static int create_file(const std::string& dir, const std::string& named);
   uint8_t* take_slot();
@@ -107,8 +119,9 @@ class Spool {
   uint64_t disk_limit_;
   uint32_t slot_;
   int fd_ = -1;
-  std::mutex open_mu_;
-  std::atomic<bool> open_{false};
+  mutable std::mutex disk_mu_;     // the file, disk_ and the staging buffer
+  std::vector<uint8_t> staging_;   // the file's bytes from written_ on
+  std::atomic<uint64_t> written_{0};  // bytes of the file written out
   std::atomic<uint64_t> memory_{0}, memory_peak_{0}, disk_{0};
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // the pool: 256 slots each
