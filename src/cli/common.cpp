@@ -155,6 +155,19 @@ void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, 
                               " would scroll past; give -o FILE (or -o - to print them there)");
 }
 
+std::string count_output_format(const CLI::Option& format_option, const std::string& format, const std::string& path) {
+  return format_option.count() > 0 ? format : count_format_named_by(path);
+}
+
+std::string count_format_named_by(const std::string& path) {
+  std::string_view name = path;
+  if (name.ends_with(".gz")) name.remove_suffix(3);
+  if (name.ends_with(".kff")) return "kff";
+  for (const std::string_view fasta : {".fa", ".fasta", ".fna"})
+    if (name.ends_with(fasta)) return "fasta";
+  return "tsv";
+}
+
 void write_json(const std::string& path, const nlohmann::json& j) {
   OutputFile out(path);
   out.write(j.dump(2));

@@ -24,6 +24,7 @@ struct CountArgs {
   CountOptions opt;
   std::string output = "-";
   std::string format = "tsv";
+  CLI::Option* format_option = nullptr;  // to tell whether --format was given
   std::string histo, stats;
   ReadSetArgs reads;  // -M unset: no budget
   bool no_gate = false;
@@ -136,6 +137,7 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
 
 int run_count(CountArgs& a) {
   RunClock clock;
+  a.format = count_output_format(*a.format_option, a.format, a.output);
   settle_options(a);
   a.opt.validate();  // before any output file is created
   check_outputs(a);
@@ -199,9 +201,8 @@ Action setup_count(CLI::App& sub) {
       sub.add_option("-o,--output", a->output,
                      "Solid k-mers; - is stdout (not a terminal unless given), a name ending in .gz is gzip-compressed")
           ->capture_default_str();
-  sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
-      ->check(CLI::IsMember({"tsv", "fasta", "kff"}))
-      ->capture_default_str();
+  a->format_option = sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC); default: the one -o's name says (.kff; .fa, .fasta, .fna; with .gz too), else tsv")
+      ->check(CLI::IsMember({"tsv", "fasta", "kff"}));
   sub.add_option("-c,-L,--min-count", a->opt.min_count, "Report k-mers seen at least this often")->capture_default_str();
   sub.add_option("-U,--max-count", a->opt.max_count, "Report k-mers seen at most this often")->capture_default_str();
   sub.add_option("--histo", a->histo, "Write the k-mer histogram (jellyfish histo form: COUNT FREQUENCY)");

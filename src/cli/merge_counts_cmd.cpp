@@ -87,6 +87,9 @@ int run_merge_counts(const MergeCountsArgs& a) {
     spdlog::info("{} histograms, {} rows, in {:.1f} s", a.inputs.size(), rows.size(), clock.wall_seconds());
     return kExitOk;
   }
+  if (const std::string named = count_format_named_by(a.output); named != "tsv")
+    throw std::invalid_argument("-o " + a.output + ": merge-counts writes TSV (KMER<TAB>COUNT), not " + named +
+                                "; name it otherwise, or write " + named + " with kmerbloom sets union --format " + named);
   const auto out = open_count_writer("tsv", a.output);
   RunProgress progress(a.progress.force(a.output), 31, 0);
   progress.pass("merging the k-mers");

@@ -23,6 +23,7 @@ struct SetsArgs {
   std::vector<std::string> inputs;
   std::string output = "-";
   std::string format = "tsv";
+  CLI::Option* format_option = nullptr;  // to tell whether --format was given
   std::string counts = "auto";
   std::string histo, stats, sample;
   bool no_multiqc = false, no_canonical = false;
@@ -65,6 +66,7 @@ void refuse_kmc_output_spelling(const std::string& output) {
 int run_sets(SetsArgs& a) {
   RunClock clock;
   refuse_kmc_output_spelling(a.output);
+  a.format = count_output_format(*a.format_option, a.format, a.output);
   a.opt.op = parse_set_op(a.op);
   a.opt.counts = parse_count_mode(a.counts);
   a.opt.validate(a.inputs.size());
@@ -108,10 +110,9 @@ Action setup_sets(CLI::App& sub) {
       ->required();
   sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
-  sub.add_option("--format", a->format,
-                 "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC)")
-      ->check(CLI::IsMember({"tsv", "fasta", "kff"}))
-      ->capture_default_str();
+  a->format_option = sub.add_option("--format", a->format,
+                 "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC); default: the one -o's name says (.kff; .fa, .fasta, .fna; with .gz too), else tsv")
+      ->check(CLI::IsMember({"tsv", "fasta", "kff"}));
   sub.add_option("--counts", a->counts,
                  "How counts of a k-mer in several inputs combine: union sum (auto), min or max; intersect min "
                  "(auto), max, sum, first or last (KMC's -ocleft, -ocright)")

@@ -16,6 +16,27 @@ grep -q kff <("$KB" count --help) && ok "count --help lists kff" || bad "count -
 check "count --format kff starts with the KFF signature" test "$(head -c 3 "$T/ex.kff")" = KFF
 check "... and ends with it" test "$(tail -c 3 "$T/ex.kff")" = KFF
 "$KB" count "$EX" -k 31 -t 1 -q -o "$T/ex1.kff" --format kff
+# Without --format, the output's name says the format: .kff is KFF, .fa,
+# .fasta and .fna FASTA (with or without .gz), anything else TSV; --format
+# given wins over the name.
+"$KB" count "$EX" -k 31 -t 2 -q -o "$T/named.kff"
+same "count -o NAME.kff writes KFF without --format" "$T/ex.kff" "$T/named.kff"
+"$KB" count "$EX" -k 31 -t 2 -q -o "$T/ex.fa" --format fasta
+"$KB" count "$EX" -k 31 -t 2 -q -o "$T/named.fasta"
+same "count -o NAME.fasta writes FASTA without --format" "$T/ex.fa" "$T/named.fasta"
+"$KB" count "$EX" -k 31 -t 2 -q -o "$T/named.fa.gz"
+check "count -o NAME.fa.gz writes gzip FASTA" cmp -s "$T/ex.fa" <(gzip -dc "$T/named.fa.gz")
+"$KB" count "$EX" -k 31 -t 2 -q -o "$T/asked.kff" --format tsv
+same "--format tsv wins over a .kff name" "$T/ex.tsv" "$T/asked.kff"
+"$KB" sets union "$T/ex.tsv" -q -o "$T/sets-named.kff"
+"$KB" sets union "$T/ex.tsv" -q -o "$T/sets-asked.kff" --format kff
+same "sets -o NAME.kff writes KFF without --format" "$T/sets-asked.kff" "$T/sets-named.kff"
+if "$KB" merge-counts "$T/ex.tsv" -q -o "$T/merged.kff" 2> "$T/merged.err"; then
+  bad "merge-counts -o NAME.kff should be refused (it writes TSV)"
+else
+  check "merge-counts -o NAME.kff is refused, saying it writes TSV" grep -q "writes TSV" "$T/merged.err"
+  check "... and leaves no file" test ! -e "$T/merged.kff"
+fi
 same "KFF output is the same whatever -t" "$T/ex.kff" "$T/ex1.kff"
 "$KB" merge-counts "$T/ex.kff" -o "$T/back.tsv" -q
 same "merge-counts reads kmerbloom's KFF back to its TSV" "$T/ex.tsv" "$T/back.tsv"
