@@ -131,6 +131,10 @@ struct CountResult {
   // 1 <= c <= histo_max; histogram[histo_max + 1] = those seen more often.
   std::vector<uint64_t> histogram;
   uint64_t table_bytes = 0;
+  // The counting threads' working memory: the most each held at once,
+  // summed, and what the plan set aside for it (the partitions are swept to
+  // fit it under -M).
+  uint64_t counting_bytes = 0, counting_bytes_planned = 0;
   uint64_t table_capacity = 0;
   uint64_t table_keys = 0;
   double table_load = 0;

@@ -43,6 +43,48 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // keys) to occurrences sizes every other partition's filter and table.
 constexpr uint64_t kPilotKmers = uint64_t{1} << 20;
 
+// The k-mer occurrences of the whole input, projected from the first file's
+// first kSampleBases bases and the file bytes they took (a gzip FASTQ of
+// Illumina reads holds about one base a byte, one of long reads with
+// simple qualities three, a plain FASTA one): 0 when the first input is
+// not a regular file, or cannot be read (the reading pass reports why).
+uint64_t sample_occurrences(const CountOptions& o_, uint64_t input_bytes) {
+  constexpr uint64_t kSampleBases = uint64_t{8} << 20;
+  const std::string& first = o_.inputs.front();
+  if (input_bytes == 0 || first == "-" || is_stream(first)) return 0;
+  try {
+    SequenceReader reader(first);
+    reader.set_pieces(std::max<uint64_t>(o_.batch_bases / 4, o_.k), o_.k - 1);  // as the reading pass: bounded
+    RecordBatch batch;
+    batch.keep_quality = false;
+    uint64_t bases = 0, kmers = 0;
+    while (bases < kSampleBases && reader.next_batch(batch, kSampleBases - bases)) {
+      bases += batch.bases;
+      for (size_t i = 0; i < batch.size(); ++i) kmers += batch.seq(i).size() >= o_.k ? batch.seq(i).size() - o_.k + 1 : 0;
+    }
+    const uint64_t raw = reader.raw_bytes_read();
+    if (raw == 0 || kmers == 0) return 0;
+    return static_cast<uint64_t>(static_cast<double>(kmers) / static_cast<double>(raw) * static_cast<double>(input_bytes));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+CountEstimate estimate_count(const CountOptions& o) {
+  CountEstimate est;
+  if (!o.has_stream_input()) {
+    est.input_bytes = input_bytes_total(o.inputs);
+    est.occurrences = sample_occurrences(o, est.input_bytes);
+  }
+  est.cache_bytes = o.cache_bytes ? o.cache_bytes : machine_caches().l2_per_thread();
+  est.available_memory = available_memory();
+  return est;
+}
+
+namespace {
+
 template <class W>
 class Engine {
  public:
@@ -55,9 +97,8 @@ class Engine {
     if (!files_.empty()) {
       est.from_bins = true;
       est.bins = static_cast<uint32_t>(bins_.size());
-    } else if (!o_.has_stream_input()) {
-      est.input_bytes = input_bytes_total(o_.inputs);
-      est.occurrences = sample_occurrences(est.input_bytes);
+    } else {
+      est = estimate_count(o_);
     }
     est.cache_bytes = o_.cache_bytes ? o_.cache_bytes : machine_caches().l2_per_thread();
     est.available_memory = available_memory();
@@ -137,33 +178,6 @@ class Engine {
     if (hooks_.progress) hooks_.progress->units_done.fetch_add(n, std::memory_order_relaxed);
   }
 
-  // The k-mer occurrences of the whole input, projected from the first file's
-  // first kSampleBases bases and the file bytes they took (a gzip FASTQ of
-  // Illumina reads holds about one base a byte, one of long reads with
-  // simple qualities three, a plain FASTA one): 0 when the first input is
-  // not a regular file, or cannot be read (the reading pass reports why).
-  uint64_t sample_occurrences(uint64_t input_bytes) const {
-    constexpr uint64_t kSampleBases = uint64_t{8} << 20;
-    const std::string& first = o_.inputs.front();
-    if (input_bytes == 0 || first == "-" || is_stream(first)) return 0;
-    try {
-      SequenceReader reader(first);
-      reader.set_pieces(std::max<uint64_t>(o_.batch_bases / 4, o_.k), o_.k - 1);  // as the reading pass: bounded
-      RecordBatch batch;
-      batch.keep_quality = false;
-      uint64_t bases = 0, kmers = 0;
-      while (bases < kSampleBases && reader.next_batch(batch, kSampleBases - bases)) {
-        bases += batch.bases;
-        for (size_t i = 0; i < batch.size(); ++i) kmers += batch.seq(i).size() >= o_.k ? batch.seq(i).size() - o_.k + 1 : 0;
-      }
-      const uint64_t raw = reader.raw_bytes_read();
-      if (raw == 0 || kmers == 0) return 0;
-      return static_cast<uint64_t>(static_cast<double>(kmers) / static_cast<double>(raw) * static_cast<double>(input_bytes));
-    } catch (const std::exception&) {
-      return 0;
-    }
-  }
-
   // Inputs that are bin files (all of them or none): open and check them,
   // and keep the bins of --partition I/N (b mod N = I). The counter then
   // takes every k-mer of those bins.
@@ -212,17 +226,19 @@ class Engine {
       PartitionCounter<W> counter(o_, plan_, totals_[0]);
       LoadedPartition part;
       std::vector<std::pair<W, uint32_t>> solid;
-      uint64_t distinct = 0, keys = 0;
+      uint64_t distinct = 0, keys = 0, pilot_bytes = 0;
       for (; pilot < parts && pilot_kmers < kPilotKmers; ++pilot) {
         count_one(store, counter, pilot, part, solid, false);
         const PartitionOutcome& po = outcomes_[pilot];
         pilot_kmers += po.kmers;
+        pilot_bytes += part.data.size();
         distinct += po.distinct;
         keys += po.table_keys;
       }
       if (pilot_kmers) {
         distinct_ratio_ = static_cast<double>(distinct) / static_cast<double>(pilot_kmers);
         table_ratio_ = static_cast<double>(keys) / static_cast<double>(pilot_kmers);
+        data_per_kmer_ = static_cast<double>(pilot_bytes) / static_cast<double>(pilot_kmers);
       }
     }
     sizing(r, total, pilot, pilot_kmers);
@@ -280,13 +296,28 @@ class Engine {
     units_done(kmers_[p]);
   }
 
+  uint64_t first_sightings_bytes() const { return o_.first_sightings_bytes.value_or(kFirstSightingsBytes); }
+
   std::string cache_source() const { return o_.cache_bytes ? "CountOptions" : machine_caches().source; }
 
   // Partition p's sweeps (1 before the ratios are measured: the pilot) and
   // the filter and table sizing of each.
+  // The pilot's filter and table start at the cache target and grow as its
+  // k-mers need (the filter by layers, at its compound rate; the table by
+  // doubling): sized from the assumed ratios, a pilot partition of 1.7 M
+  // occurrences took a table of 12.6 MB.
   PartitionSizing sizing_of(uint32_t p, bool measured, uint32_t& sweeps) const {
     sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
-    return size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
+    if (measured && o_.max_memory)
+      sweeps = std::max(sweeps, sweeps_within(kmers_[p], {distinct_ratio_, table_ratio_, data_per_kmer_},
+                                              sizeof(W), plan_.working_bytes / o_.threads, first_sightings_bytes()));
+    PartitionSizing s = size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
+    if (!measured) {
+      const double target = kCacheMultiple * static_cast<double>(plan_.cache_bytes);
+      s.bloom_capacity = std::min(s.bloom_capacity, static_cast<uint64_t>(target / kFilterBytesPerKey));
+      s.table_keys = std::min(s.table_keys, static_cast<uint64_t>(target / (kTableBytesPerKey * partition_factor(o_.k))));
+    }
+    return s;
   }
 
   // Partition p's sorted solid k-mers into the spool, as (key, count) entries.
@@ -529,6 +560,7 @@ class Engine {
   std::vector<uint32_t> starts_;                 // range_start of every run
   std::vector<ThreadTotals> totals_;
   double distinct_ratio_ = 1, table_ratio_ = 1;
+  double data_per_kmer_ = 1.2;  // bytes of partition data a k-mer occurrence, measured by the pilot
 };
 
 // Sums in partition order (floating point too), histogram, statistics.
@@ -542,6 +574,8 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
     r.max_count = std::max(r.max_count, t.max_count);
     r.table_capacity += t.table_capacity;
     r.table_bytes += t.table_bytes;
+    r.counting_bytes += t.working_bytes;
+    r.counting_bytes_planned = plan_.working_bytes;
     b.bytes += t.bloom_bytes;
     b.keys_inserted += t.keys_inserted;
     b.gate_rejected += t.gate_rejected;

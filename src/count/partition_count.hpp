@@ -45,6 +45,10 @@ struct ThreadTotals {
   uint64_t keys_inserted = 0, gate_rejected = 0;
   std::vector<BloomReport::Layer> layers;  // summed; estimated_fpr summed, divided later
   std::vector<uint64_t> with_layer;        // partitions with layer i
+  // The most the thread's counter held at once: the partition's data, the
+  // filter, the table, the first sightings, the reported k-mers and the
+  // sort's buckets (capacities: the counter keeps its buffers).
+  uint64_t working_bytes = 0;
 };
 
 // The sweep (0..sweeps-1) of a k-mer hash: a mix of all its bits, apart from
@@ -79,11 +83,12 @@ class PartitionCounter {
   }
 
  private:
-  // Sorts solid[first, end) by k-mer. For k <= 31, a counting pass first
-  // spreads the entries over buckets by their first bases (about 32 entries
-  // a bucket), each then sorted on its own in cache: on HiFi-like reads'
-  // partitions (some 200,000 solid k-mers each) std::sort alone took 8% of
-  // the run.
+  // Sorts solid[first, end) by k-mer. For k <= 31, the entries are first
+  // spread over buckets by their first bases (about 32 entries a bucket) in
+  // place, each bucket taking its entries by swaps (American flag sort), then
+  // each bucket is sorted on its own in cache: on HiFi-like reads' partitions
+  // (some 200,000 solid k-mers each) std::sort alone took 8% of the run, and
+  // a second array to spread them into held as many bytes as the entries.
   void sort_by_key(std::vector<std::pair<W, uint32_t>>& solid, size_t first) {
     const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     const auto begin = solid.begin() + static_cast<std::ptrdiff_t>(first);
@@ -92,19 +97,22 @@ class PartitionCounter {
       if (n >= 4096) {
         const unsigned bits = std::min(2 * shape_.k, std::clamp(static_cast<unsigned>(std::bit_width(n / 32)), 1u, 16u));
         const unsigned shift = 2 * shape_.k - bits;
-        buckets_.assign((size_t{1} << bits) + 1, 0);
-        for (auto it = begin; it != solid.end(); ++it) ++buckets_[(it->first >> shift) + 1];
-        for (size_t b = 1; b < buckets_.size(); ++b) buckets_[b] += buckets_[b - 1];
-        sorted_.resize(n);
-        for (auto it = begin; it != solid.end(); ++it) sorted_[buckets_[it->first >> shift]++] = *it;
-        // buckets_[b] is now the end of bucket b (and the start of b + 1).
-        size_t from = 0;
-        for (size_t b = 0; b + 1 < buckets_.size(); ++b) {
-          std::sort(sorted_.begin() + static_cast<std::ptrdiff_t>(from),
-                    sorted_.begin() + static_cast<std::ptrdiff_t>(buckets_[b]), by_key);
-          from = buckets_[b];
+        const size_t nb = size_t{1} << bits;
+        buckets_.assign(2 * nb + 1, 0);  // [0, nb]: bucket starts, then ends; [nb + 1, 2nb]: next free
+        size_t* start = buckets_.data();
+        size_t* next = start + nb + 1;
+        for (auto it = begin; it != solid.end(); ++it) ++start[(it->first >> shift) + 1];
+        for (size_t b = 1; b <= nb; ++b) start[b] += start[b - 1];
+        std::copy(start, start + nb, next);
+        auto* e = &*begin;
+        for (size_t b = 0; b < nb; ++b) {
+          while (next[b] < start[b + 1]) {
+            const auto d = static_cast<size_t>(e[next[b]].first >> shift);
+            if (d == b) ++next[b];
+            else std::swap(e[next[b]], e[next[d]++]);
+          }
         }
-        std::copy(sorted_.begin(), sorted_.end(), begin);
+        for (size_t b = 0; b < nb; ++b) std::sort(e + start[b], e + start[b + 1], by_key);
         return;
       }
     }
@@ -116,6 +124,7 @@ class PartitionCounter {
                    std::vector<std::pair<W, uint32_t>>& solid) {
     table_.reset(size.table_keys);
     out.bloom_capacity += size.bloom_capacity;
+    uint64_t bloom_bytes = 0;
     if (!plan_.gated) {
       out.kmers += each_kmer(part, [&](W km, uint64_t h) { table_.add_count(table_.insert(km, h)); });
     } else {
@@ -131,11 +140,16 @@ class PartitionCounter {
       out.distinct += once;
       report_bloom(bloom);
       out.layers = std::max(out.layers, bloom.layers());
+      bloom_bytes = bloom.bytes();
     }
     out.table_keys += table_.size();
     t_.table_capacity += table_.capacity();
     t_.table_bytes = std::max(t_.table_bytes, table_.bytes());
     collect(out, solid);
+    t_.working_bytes = std::max(
+        t_.working_bytes, part.data.capacity() + part.fragments.capacity() * sizeof(LoadedPartition::Fragment) +
+                              bloom_bytes + table_.held_bytes() + turned_away_.capacity() * sizeof(W) +
+                              solid.capacity() * sizeof(solid[0]) + buckets_.capacity() * sizeof(size_t));
   }
 
   // f(kmer, hash) for each k-mer of the partition (of --partition I/N's
@@ -284,6 +298,7 @@ class PartitionCounter {
   // Histogram rows and the reported k-mers (count() sorts them).
   void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
     const uint64_t top = o_.histo_max + 1;
+    solid.reserve(solid.size() + table_.size());  // not doubled past what it needs
     table_.for_each([&](W km, uint32_t c) {
       const uint64_t n = c;
       ++out.distinct;
@@ -301,8 +316,7 @@ class PartitionCounter {
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
   bool list_full_ = false;                  // exact: more than the list may hold: recount
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
-  std::vector<size_t> buckets_;                     // sort_by_key's scratch
-  std::vector<std::pair<W, uint32_t>> sorted_;
+  std::vector<size_t> buckets_;             // sort_by_key's scratch
 };
 
 }  // namespace kmerbloom::detail

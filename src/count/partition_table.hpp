@@ -33,6 +33,10 @@ class PartitionTable {
   // Empties the table, sized for expected_keys.
   void reset(uint64_t expected_keys) {
     const uint64_t want = std::bit_ceil(std::max<uint64_t>(64, static_cast<uint64_t>(static_cast<double>(expected_keys) / kMaxLoad) + 1));
+    if (keys_.capacity() > 2 * want) {  // a table grown for one partition is not kept for all
+      std::vector<W>().swap(keys_);
+      std::vector<uint32_t>().swap(counts_);
+    }
     keys_.assign(want, kEmpty);
     counts_.assign(want, 0);
     set_capacity(want);
@@ -83,6 +87,8 @@ class PartitionTable {
   uint64_t size() const { return size_; }
   uint64_t capacity() const { return keys_.size(); }
   uint64_t bytes() const { return keys_.size() * (sizeof(W) + sizeof(uint32_t)); }
+  // Bytes allocated (reset() keeps the largest table's memory).
+  uint64_t held_bytes() const { return keys_.capacity() * sizeof(W) + counts_.capacity() * sizeof(uint32_t); }
 
  private:
   static constexpr W kEmpty = ~W{0};

@@ -175,6 +175,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
         },
         &progress);
     for (auto& w : writers) w->finish();
+    store.spool().flush();  // the last staged bytes: a full disk is found in this pass, where it is projected
   } catch (const SpoolError& e) {
     if (!e.disk_full()) throw;
     // Project what the spool takes in (memory and disk) over the whole

@@ -96,6 +96,11 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
   return b;
 }
 
+void Spool::flush() {
+  std::lock_guard lock(disk_mu_);
+  if (!staging_.empty()) write_staging();
+}
+
 void Spool::write_staging() {
   const uint64_t at = written_.load(std::memory_order_relaxed);
   write_at(staging_.data(), staging_.size(), at);

@@ -86,6 +86,9 @@ class Spool {
   void read(const Block& block, void* out) const { read(block, 0, block.size, out); }
   // Copies bytes [offset, offset + size) of the block to out[0, size).
   void read(const Block& block, uint32_t offset, uint32_t size, void* out) const;
+  // Writes the staged bytes out now (a full disk shows here, not at a later
+  // put); the blocks already stored stay valid.
+  void flush();
   // Frees the block's memory (its file bytes stay until the spool closes).
   void release(Block& block);
 

@@ -175,7 +175,11 @@ json count_stats_json(const RunInfo& run, const CountOptions& o, const CountResu
                     {"memory_budget_bytes", r.spool.memory_budget},
                     {"memory_peak_bytes", r.spool.memory_peak},
                     {"disk_bytes_written", r.spool.disk_bytes}};
-  j["memory_bytes"] = {{"table", r.table_bytes}, {"bloom", r.bloom.bytes}, {"spool", r.spool.memory_peak}};
+  j["memory_bytes"] = {{"table", r.table_bytes},
+                       {"bloom", r.bloom.bytes},
+                       {"spool", r.spool.memory_peak},
+                       {"counting", r.counting_bytes},
+                       {"counting_planned", r.counting_bytes_planned}};
   j["warnings"] = warnings;
   return finish(std::move(j), run);
 }

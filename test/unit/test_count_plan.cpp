@@ -86,7 +86,7 @@ TEST(CountPlan, DefaultSpoolIsAQuarterOfTheAvailableMemoryWithinBounds) {
 TEST(CountPlan, SpoolMemoryIsTheBudgetLeftOver) {
   const CountPlan free_run = plan_count(opts(2, 0), {uint64_t{400} << 20});
   EXPECT_EQ(free_run.spool_memory, kDefaultSpoolMemory);
-  const uint64_t m = uint64_t{48} << 20;
+  const uint64_t m = uint64_t{96} << 20;
   const CountPlan p = plan_count(opts(2, m), {uint64_t{400} << 20});
   EXPECT_EQ(p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers + p.spool_memory, m);
   EXPECT_EQ(p.write_buffers, uint64_t{2} * p.partitions * p.block_bytes);
