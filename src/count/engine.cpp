@@ -226,19 +226,17 @@ class Engine {
       PartitionCounter<W> counter(o_, plan_, totals_[0]);
       LoadedPartition part;
       std::vector<std::pair<W, uint32_t>> solid;
-      uint64_t distinct = 0, keys = 0, pilot_bytes = 0;
+      uint64_t distinct = 0, keys = 0;
       for (; pilot < parts && pilot_kmers < kPilotKmers; ++pilot) {
         count_one(store, counter, pilot, part, solid, false);
         const PartitionOutcome& po = outcomes_[pilot];
         pilot_kmers += po.kmers;
-        pilot_bytes += part.data.size();
         distinct += po.distinct;
         keys += po.table_keys;
       }
       if (pilot_kmers) {
         distinct_ratio_ = static_cast<double>(distinct) / static_cast<double>(pilot_kmers);
         table_ratio_ = static_cast<double>(keys) / static_cast<double>(pilot_kmers);
-        data_per_kmer_ = static_cast<double>(pilot_bytes) / static_cast<double>(pilot_kmers);
       }
     }
     sizing(r, total, pilot, pilot_kmers);
@@ -296,8 +294,6 @@ class Engine {
     units_done(kmers_[p]);
   }
 
-  uint64_t first_sightings_bytes() const { return o_.first_sightings_bytes.value_or(kFirstSightingsBytes); }
-
   std::string cache_source() const { return o_.cache_bytes ? "CountOptions" : machine_caches().source; }
 
   // Partition p's sweeps (1 before the ratios are measured: the pilot) and
@@ -308,9 +304,6 @@ class Engine {
   // occurrences took a table of 12.6 MB.
   PartitionSizing sizing_of(uint32_t p, bool measured, uint32_t& sweeps) const {
     sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
-    if (measured && o_.max_memory)
-      sweeps = std::max(sweeps, sweeps_within(kmers_[p], {distinct_ratio_, table_ratio_, data_per_kmer_},
-                                              sizeof(W), plan_.working_bytes / o_.threads, first_sightings_bytes()));
     PartitionSizing s = size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
     if (!measured) {
       const double target = kCacheMultiple * static_cast<double>(plan_.cache_bytes);
@@ -560,7 +553,6 @@ class Engine {
   std::vector<uint32_t> starts_;                 // range_start of every run
   std::vector<ThreadTotals> totals_;
   double distinct_ratio_ = 1, table_ratio_ = 1;
-  double data_per_kmer_ = 1.2;  // bytes of partition data a k-mer occurrence, measured by the pilot
 };
 
 // Sums in partition order (floating point too), histogram, statistics.

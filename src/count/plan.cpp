@@ -42,26 +42,10 @@ unsigned partition_factor(unsigned k) {
 uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sightings_bytes, double mean_occurrences) {
   const double n = 2 * mean_occurrences;  // the larger partitions
   const double target = kCacheMultiple * static_cast<double>(cache_bytes);
-  const double filter_and_table = std::min(2 * kAssumedBytesPerOccurrence * n, 2 * kSweepTrigger * target);
+  const double filter_and_table = std::min(kReservedFilterTableBytes * n, 2 * kSweepTrigger * target);
   const double rest = n * (kAssumedDataBytes + kAssumedSolidBytes) +
                       std::min(static_cast<double>(first_sightings_bytes), 8 * n);
   return std::max<uint64_t>(uint64_t{1} << 20, static_cast<uint64_t>(filter_and_table + rest));
-}
-
-uint32_t sweeps_within(uint64_t occurrences, const MeasuredRatios& r, unsigned key_bytes, uint64_t reserve,
-                       uint64_t first_sightings_bytes) {
-  const double n = static_cast<double>(occurrences);
-  const double entry = 8.0 * ((key_bytes + 4 + 7) / 8);  // a reported k-mer: key and count, aligned
-  const double fixed = n * r.data_bytes + std::min(static_cast<double>(first_sightings_bytes), 8 * n) + n * r.table * entry;
-  if (fixed >= static_cast<double>(reserve)) return 1;  // sweeps would not bring it within
-  for (uint32_t s = 1; s < 256; ++s) {
-    const PartitionSizing z = size_partition((occurrences + s - 1) / s, r.distinct, r.table);
-    const auto slots = std::bit_ceil(static_cast<uint64_t>(static_cast<double>(z.table_keys) / 0.7) + 1);
-    const double filter_and_table = static_cast<double>(z.bloom_capacity) * kFilterBytesPerKey +
-                                    static_cast<double>(slots * (key_bytes + 4));
-    if (fixed + 1.5 * filter_and_table <= static_cast<double>(reserve)) return s;
-  }
-  return 256;
 }
 
 CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {

@@ -72,35 +72,19 @@ inline constexpr uint32_t kMergeRanges = 1024;
 // and 68 for eight, and a partition's table should keep its size.
 unsigned partition_factor(unsigned k);
 
-// What one counting thread may hold at once under -M (CountPlan::working_bytes
-// is this times the threads), for partitions of twice the mean occurrences:
-// their filter and table at twice the assumed bytes an occurrence (a
-// partition denser than assumed: its table doubles, its filter adds a layer)
-// and at most twice kSweepTrigger times the cache target, their data
-// (kAssumedDataBytes an occurrence) and reported k-mers (kAssumedSolidBytes),
-// and the first sightings (8 bytes an occurrence, at most
-// first_sightings_bytes); at least 1 MiB. 3.0 Gbp of 150 bp pairs in 1,660
-// partitions: 17 MB. Under -M a partition that would take more is counted in
-// sweeps that fit (sweeps_within).
-inline constexpr double kAssumedDataBytes = 1.2;   // 2-bit super-k-mers of short reads, with their headers
-inline constexpr double kAssumedSolidBytes = 0.8;  // 0.05 reported k-mers an occurrence, 16 bytes each
+// What one counting thread may hold at once (CountPlan::working_bytes is this
+// times the threads), for partitions of twice the mean occurrences: their
+// filter and table (kReservedFilterTableBytes an occurrence, at most twice
+// kSweepTrigger times the cache target), their data and reported k-mers, and
+// the first sightings (8 bytes an occurrence, at most first_sightings_bytes);
+// at least 1 MiB. The bytes an occurrence are those of HiFi-like reads, the
+// densest partitions met (1.2 Gbp at 99%: 25 MB a thread measured, the plan
+// 24 MB; 3.0 Gbp of 150 bp pairs 12 MB, the plan 22 MB); the statistics
+// report both (memory_bytes.counting, .counting_planned).
+inline constexpr double kReservedFilterTableBytes = 4.0;  // 0.44 distinct and 0.17 table keys an occurrence
+inline constexpr double kAssumedDataBytes = 1.2;          // 2-bit super-k-mers, their headers
+inline constexpr double kAssumedSolidBytes = 1.6;         // 0.1 reported k-mers an occurrence, 16 bytes each
 uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sightings_bytes, double mean_occurrences);
-
-// What the pilot measured of the input: distinct k-mers, table keys and bytes
-// of partition data per k-mer occurrence.
-struct MeasuredRatios {
-  double distinct = 1, table = 1, data_bytes = 1.2;
-};
-// Under -M: the sweeps (1 to 256) of a partition of `occurrences` that keep
-// its counter within `reserve` bytes. Its data, the first sightings (8 bytes
-// an occurrence, at most first_sightings_bytes) and its reported k-mers (16
-// bytes a table key, for one-word keys) stay whatever the sweeps (1 when
-// they alone pass the reserve: sweeping would not bring it within); the filter (kFilterBytesPerKey) and the table (slots of key_bytes
-// + 4, a power of two at most 70% full) shrink with them, counted half again
-// for partitions denser than the ratios say (a table that doubles, a filter
-// that adds a layer).
-uint32_t sweeps_within(uint64_t occurrences, const MeasuredRatios& ratios, unsigned key_bytes, uint64_t reserve,
-                       uint64_t first_sightings_bytes);
 
 // What is known before the reads are read (not for bin files): the input's
 // bytes, its k-mer occurrences sampled from the first file's first 8 M bases,
