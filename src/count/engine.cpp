@@ -48,19 +48,19 @@ constexpr uint64_t kPilotKmers = uint64_t{1} << 20;
 // Illumina reads holds about one base a byte, one of long reads with
 // simple qualities three, a plain FASTA one): 0 when the first input is
 // not a regular file, or cannot be read (the reading pass reports why).
-uint64_t sample_occurrences(const CountOptions& o_, uint64_t input_bytes) {
+uint64_t sample_occurrences(const CountOptions& o, uint64_t input_bytes) {
   constexpr uint64_t kSampleBases = uint64_t{8} << 20;
-  const std::string& first = o_.inputs.front();
+  const std::string& first = o.inputs.front();
   if (input_bytes == 0 || first == "-" || is_stream(first)) return 0;
   try {
     SequenceReader reader(first);
-    reader.set_pieces(std::max<uint64_t>(o_.batch_bases / 4, o_.k), o_.k - 1);  // as the reading pass: bounded
+    reader.set_pieces(std::max<uint64_t>(o.batch_bases / 4, o.k), o.k - 1);  // as the reading pass: bounded
     RecordBatch batch;
     batch.keep_quality = false;
     uint64_t bases = 0, kmers = 0;
     while (bases < kSampleBases && reader.next_batch(batch, kSampleBases - bases)) {
       bases += batch.bases;
-      for (size_t i = 0; i < batch.size(); ++i) kmers += batch.seq(i).size() >= o_.k ? batch.seq(i).size() - o_.k + 1 : 0;
+      for (size_t i = 0; i < batch.size(); ++i) kmers += batch.seq(i).size() >= o.k ? batch.seq(i).size() - o.k + 1 : 0;
     }
     const uint64_t raw = reader.raw_bytes_read();
     if (raw == 0 || kmers == 0) return 0;
@@ -97,11 +97,11 @@ class Engine {
     if (!files_.empty()) {
       est.from_bins = true;
       est.bins = static_cast<uint32_t>(bins_.size());
+      est.cache_bytes = o_.cache_bytes ? o_.cache_bytes : machine_caches().l2_per_thread();
+      est.available_memory = available_memory();
     } else {
       est = estimate_count(o_);
     }
-    est.cache_bytes = o_.cache_bytes ? o_.cache_bytes : machine_caches().l2_per_thread();
-    est.available_memory = available_memory();
     plan_ = plan_count(o_, est);
     SpoolOptions so;
     so.dir = plan_.tmp_dir;
@@ -297,11 +297,10 @@ class Engine {
   std::string cache_source() const { return o_.cache_bytes ? "CountOptions" : machine_caches().source; }
 
   // Partition p's sweeps (1 before the ratios are measured: the pilot) and
-  // the filter and table sizing of each.
-  // The pilot's filter and table start at the cache target and grow as its
-  // k-mers need (the filter by layers, at its compound rate; the table by
-  // doubling): sized from the assumed ratios, a pilot partition of 1.7 M
-  // occurrences took a table of 12.6 MB.
+  // the filter and table sizing of each. The pilot's filter and table start
+  // at the cache target and grow as its k-mers need (the filter by layers,
+  // at its compound rate; the table by doubling): sized from the assumed
+  // ratios, a pilot partition of 1.7 M occurrences took a table of 12.6 MB.
   PartitionSizing sizing_of(uint32_t p, bool measured, uint32_t& sweeps) const {
     sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
     PartitionSizing s = size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);

@@ -1,7 +1,6 @@
 #include "count/plan.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "common/format.hpp"
