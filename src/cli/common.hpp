@@ -111,6 +111,10 @@ void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, 
 // each also with .gz), else tsv. A file named .kff holding text would be
 // read by nothing that reads KFF.
 std::string count_output_format(const CLI::Option& format_option, const std::string& format, const std::string& path);
+// --format's help, as count and sets declare it.
+inline constexpr const char* kCountFormatHelp =
+    "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC); default: the one -o's name "
+    "says (.kff; .fa, .fasta, .fna; with .gz too), else tsv";
 // The format a k-mer count file's name says: kff, fasta, or tsv for any other.
 std::string count_format_named_by(const std::string& path);
 

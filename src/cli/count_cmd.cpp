@@ -201,7 +201,7 @@ Action setup_count(CLI::App& sub) {
       sub.add_option("-o,--output", a->output,
                      "Solid k-mers; - is stdout (not a terminal unless given), a name ending in .gz is gzip-compressed")
           ->capture_default_str();
-  a->format_option = sub.add_option("--format", a->format, "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC); default: the one -o's name says (.kff; .fa, .fasta, .fna; with .gz too), else tsv")
+  a->format_option = sub.add_option("--format", a->format, kCountFormatHelp)
       ->check(CLI::IsMember({"tsv", "fasta", "kff"}));
   sub.add_option("-c,-L,--min-count", a->opt.min_count, "Report k-mers seen at least this often")->capture_default_str();
   sub.add_option("-U,--max-count", a->opt.max_count, "Report k-mers seen at most this often")->capture_default_str();

@@ -111,7 +111,7 @@ Action setup_sets(CLI::App& sub) {
   sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
   a->format_option = sub.add_option("--format", a->format,
-                 "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC); default: the one -o's name says (.kff; .fa, .fasta, .fna; with .gz too), else tsv")
+                 kCountFormatHelp)
       ->check(CLI::IsMember({"tsv", "fasta", "kff"}));
   sub.add_option("--counts", a->counts,
                  "How counts of a k-mer in several inputs combine: union sum (auto), min or max; intersect min "

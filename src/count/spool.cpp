@@ -85,8 +85,8 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
     write_at(p, disk_limit_ - b.offset, b.offset);
     fail_write(ENOSPC, disk_limit_);
   }
+  staging_.reserve(kStagingBytes);  // once: a spool that never spills holds no staging buffer
   for (uint32_t done = 0; done < size;) {
-    if (staging_.capacity() < kStagingBytes) staging_.reserve(kStagingBytes);
     const uint32_t n = std::min<uint32_t>(size - done, kStagingBytes - static_cast<uint32_t>(staging_.size()));
     staging_.insert(staging_.end(), p + done, p + done + n);
     done += n;
@@ -139,8 +139,9 @@ void Spool::read(const Block& b, uint32_t offset, uint32_t size, void* out) cons
   uint64_t on_disk = to;  // bytes before this offset are in the file
   if (to > written_.load(std::memory_order_acquire)) {
     lock = std::unique_lock(disk_mu_);
-    on_disk = std::clamp(written_.load(std::memory_order_relaxed), from, to);
-    std::memcpy(p + (on_disk - from), staging_.data() + (on_disk - written_.load(std::memory_order_relaxed)), to - on_disk);
+    const uint64_t written = written_.load(std::memory_order_relaxed);  // where the staged bytes start
+    on_disk = std::clamp(written, from, to);
+    std::memcpy(p + (on_disk - from), staging_.data() + (on_disk - written), to - on_disk);
   }
   uint64_t done = 0;
   while (from + done < on_disk) {
