@@ -51,7 +51,7 @@ constexpr uint64_t kPilotKmers = uint64_t{1} << 20;
 uint64_t sample_occurrences(const CountOptions& o, uint64_t input_bytes) {
   constexpr uint64_t kSampleBases = uint64_t{8} << 20;
   const std::string& first = o.inputs.front();
-  if (input_bytes == 0 || first == "-" || is_stream(first)) return 0;
+  if (input_bytes == 0 || first == "-" || is_stream(first) || is_bin_file(first)) return 0;
   try {
     SequenceReader reader(first);
     reader.set_pieces(std::max<uint64_t>(o.batch_bases / 4, o.k), o.k - 1);  // as the reading pass: bounded
@@ -92,15 +92,14 @@ class Engine {
 
   CountResult run(const PackedKmerSink& sink) {
     CountResult r;
-    CountEstimate est;
     open_bins();
-    if (!files_.empty()) {
+    CountEstimate est = estimate_count(o_);
+    if (!files_.empty()) {  // the bins say what they hold
       est.from_bins = true;
       est.bins = static_cast<uint32_t>(bins_.size());
-      est.cache_bytes = o_.cache_bytes ? o_.cache_bytes : machine_caches().l2_per_thread();
-      est.available_memory = available_memory();
-    } else {
-      est = estimate_count(o_);
+      est.occurrences = 0;
+      for (const detail::BinFile& f : files_)
+        for (const uint32_t b : bins_) est.occurrences += f.bin(b).kmers;
     }
     plan_ = plan_count(o_, est);
     SpoolOptions so;

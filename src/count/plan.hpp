@@ -86,9 +86,10 @@ inline constexpr double kAssumedDataBytes = 1.2;          // 2-bit super-k-mers,
 inline constexpr double kAssumedSolidBytes = 1.6;         // 0.1 reported k-mers an occurrence, 16 bytes each
 uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sightings_bytes, double mean_occurrences);
 
-// What is known before the reads are read (not for bin files): the input's
-// bytes, its k-mer occurrences sampled from the first file's first 8 M bases,
-// the L2 cache of a thread, the memory available. count_kmers plans from it.
+// What is known before the reads are read: the input's bytes, its k-mer
+// occurrences sampled from the first file's first 8 M bases (none for bin
+// files: count_kmers takes theirs from the bins' index), the L2 cache of a
+// thread, the memory available. count_kmers plans from it.
 CountEstimate estimate_count(const CountOptions& options);
 
 // Throws BudgetError when options.max_memory cannot hold the buffers.

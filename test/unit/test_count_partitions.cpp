@@ -16,6 +16,7 @@
 
 #include "count/plan.hpp"
 #include "count/spool.hpp"
+#include "count/bins.hpp"
 #include "count/counter.hpp"
 #include "strings.hpp"
 
@@ -370,3 +371,23 @@ TEST(CountPartitions, TheCountersHoldWhatThePlanSetAside) {
   }
 }
 
+// Counting bin files (kmerbloom bin) plans its counters from the k-mers the
+// bins hold: a plan that knew nothing of them set aside the 1 MiB floor a
+// thread for bins of 750,000 occurrences.
+TEST(CountPartitions, CountingBinFilesPlansFromTheirKmers) {
+  const auto reads = genome_reads(13, 400000, 1200, 5000);
+  const fs::path in = write_fasta(reads, "partitions_bins.fa");
+  BinOptions b;
+  b.inputs = {in.string()};
+  b.output = (fs::path(::testing::TempDir()) / "partitions_bins.kbin").string();
+  b.k = 31;
+  b.bins = 8;
+  write_bins(b);
+  CountOptions o = options(in, 31, 2);
+  o.inputs = {b.output};
+  o.max_memory = uint64_t{256} << 20;
+  const Counted binned = run(o);
+  EXPECT_GT(binned.result.counting_bytes, 0u);
+  EXPECT_LE(binned.result.counting_bytes, binned.result.counting_bytes_planned);
+  EXPECT_SAME(binned.text, run(options(in, 31, 2)).text);
+}
