@@ -72,6 +72,10 @@ main() {
   uname -n > "$R/etc/hostname"
   printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
     "$(uname -n)" > "$R/etc/hosts"
+  # The chroot's / a mount point of its own, as on a machine: podman's storage
+  # remounts / private when it unpacks an image, which fails on a plain directory.
+  mount --bind "$R" "$R"
+  mount --make-private "$R"
   mount -t proc proc "$R/proc"
   bind_in --rbind /sys  # with the cgroup file systems, which slurmd needs
   bind_in --bind /dev

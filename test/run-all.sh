@@ -24,6 +24,13 @@ jobs=$(nproc)
 strict=OFF
 case "${KMERBLOOM_STRICT:-${CI:-}}" in true | 1 | yes) strict=ON ;; esac
 echo "== strict mode (a skipped test fails): $strict" >&2
+# The builds, the sanitizer runs and the container image take a few GB; a test
+# that then fails on "No space left on device" is the disk, named here first.
+for d in "$KB_ROOT" "${TMPDIR:-/tmp}"; do
+  free_mb=$(df -Pm "$d" | awk 'NR == 2 { print $4 }')
+  echo "== free disk at $d: ${free_mb} MB" >&2
+  if [ "${free_mb:-0}" -lt 4096 ]; then echo "warning: under 4 GB free at $d: tests that write may fail for want of space" >&2; fi
+done
 
 echo "== release build (-Werror), all tests" >&2
 kb_build build -DKMERBLOOM_WERROR=ON -DKMERBLOOM_STRICT_TESTS=$strict
