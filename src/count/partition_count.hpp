@@ -70,54 +70,20 @@ class PartitionCounter {
   // s, sweep_of, with a filter and table sized `size` of its own: a
   // partition that outgrew the cache is counted in parts that fit it, each
   // reading the partition's records again); appends its reported k-mers,
-  // sorted, with their counts, to
-  // `solid`.
+  // sorted, with their counts, to `solid`.
   PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size, uint32_t sweeps,
                          std::vector<std::pair<W, uint32_t>>& solid) {
     PartitionOutcome out;
     const size_t first = solid.size();
     sweeps_ = std::max(1u, sweeps);
     for (sweep_ = 0; sweep_ < sweeps_; ++sweep_) count_sweep(part, size, out, solid);
-    sort_by_key(solid, first);
+    if (sweeps_ > 1)  // each sweep's run is sorted; the runs together are not (in place: no second array)
+      std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(), by_key);
     return out;
   }
 
  private:
-  // Sorts solid[first, end) by k-mer. For k <= 31, the entries are first
-  // spread over buckets by their first bases (about 32 entries a bucket) in
-  // place, each bucket taking its entries by swaps (American flag sort), then
-  // each bucket is sorted on its own in cache: on HiFi-like reads' partitions
-  // (some 200,000 solid k-mers each) std::sort alone took 8% of the run, and
-  // a second array to spread them into held as many bytes as the entries.
-  void sort_by_key(std::vector<std::pair<W, uint32_t>>& solid, size_t first) {
-    const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-    const auto begin = solid.begin() + static_cast<std::ptrdiff_t>(first);
-    const size_t n = solid.size() - first;
-    if constexpr (std::is_same_v<W, uint64_t>) {
-      if (n >= 4096) {
-        const unsigned bits = std::min(2 * shape_.k, std::clamp(static_cast<unsigned>(std::bit_width(n / 32)), 1u, 16u));
-        const unsigned shift = 2 * shape_.k - bits;
-        const size_t nb = size_t{1} << bits;
-        buckets_.assign(2 * nb + 1, 0);  // [0, nb]: bucket starts, then ends; [nb + 1, 2nb]: next free
-        size_t* start = buckets_.data();
-        size_t* next = start + nb + 1;
-        for (auto it = begin; it != solid.end(); ++it) ++start[(it->first >> shift) + 1];
-        for (size_t b = 1; b <= nb; ++b) start[b] += start[b - 1];
-        std::copy(start, start + nb, next);
-        auto* e = &*begin;
-        for (size_t b = 0; b < nb; ++b) {
-          while (next[b] < start[b + 1]) {
-            const auto d = static_cast<size_t>(e[next[b]].first >> shift);
-            if (d == b) ++next[b];
-            else std::swap(e[next[b]], e[next[d]++]);
-          }
-        }
-        for (size_t b = 0; b < nb; ++b) std::sort(e + start[b], e + start[b + 1], by_key);
-        return;
-      }
-    }
-    std::sort(begin, solid.end(), by_key);
-  }
+  static constexpr auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
 
   // One sweep: its k-mers through the gate and table, its outcome added to `out`.
   void count_sweep(const LoadedPartition& part, const PartitionSizing& size, PartitionOutcome& out,
@@ -295,17 +261,52 @@ class PartitionCounter {
     }
   }
 
-  // Histogram rows and the reported k-mers (count() sorts them).
+  // Histogram rows, and the reported k-mers appended to `solid` sorted by
+  // k-mer. For k <= 31 and more than a few thousand of them, they go from
+  // the table straight to their places by their first bases (a counting
+  // sort: one pass to count the buckets, one to place, about 32 entries a
+  // bucket), then each bucket is sorted in cache: on HiFi-like reads'
+  // partitions (some 200,000 reported k-mers each, past L2) sorting them in
+  // place after collecting took 16% of the run, std::sort alone 8%.
   void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
-    const uint64_t top = o_.histo_max + 1;
-    solid.reserve(solid.size() + table_.size());  // not doubled past what it needs
-    table_.for_each([&](W km, uint32_t c) {
-      const uint64_t n = c;
+    const uint64_t top = o_.histo_max + 1, lo = o_.min_count, hi = o_.max_count;
+    size_t n = 0;
+    table_.for_each([&](W, uint32_t c) {
+      const uint64_t v = c;
       ++out.distinct;
-      t_.max_count = std::max(t_.max_count, n);
-      ++t_.histogram[std::min(n, top)];
-      if (n >= o_.min_count && n <= o_.max_count) solid.emplace_back(km, c);
+      t_.max_count = std::max(t_.max_count, v);
+      ++t_.histogram[std::min(v, top)];
+      n += v >= lo && v <= hi;
     });
+    const size_t first = solid.size();
+    solid.resize(first + n);
+    auto* e = solid.data() + first;
+    const auto reported = [&](uint32_t c) { return c >= lo && c <= hi; };
+    if constexpr (std::is_same_v<W, uint64_t>) {
+      if (n >= 4096) {
+        const unsigned bits = std::min(2 * shape_.k, std::clamp(static_cast<unsigned>(std::bit_width(n / 32)), 1u, 16u));
+        const unsigned shift = 2 * shape_.k - bits;
+        const size_t nb = size_t{1} << bits;
+        buckets_.assign(2 * nb + 1, 0);  // [0, nb]: bucket starts, then ends; [nb + 1, 2nb]: next free
+        size_t* start = buckets_.data();
+        size_t* next = start + nb + 1;
+        table_.for_each([&](W km, uint32_t c) {
+          if (reported(c)) ++start[static_cast<size_t>(km >> shift) + 1];
+        });
+        for (size_t b = 1; b <= nb; ++b) start[b] += start[b - 1];
+        std::copy(start, start + nb, next);
+        table_.for_each([&](W km, uint32_t c) {
+          if (reported(c)) e[next[static_cast<size_t>(km >> shift)]++] = {km, c};
+        });
+        for (size_t b = 0; b < nb; ++b) std::sort(e + start[b], e + start[b + 1], by_key);
+        return;
+      }
+    }
+    size_t i = 0;
+    table_.for_each([&](W km, uint32_t c) {
+      if (reported(c)) e[i++] = {km, c};
+    });
+    std::sort(e, e + n, by_key);
   }
 
   const CountOptions& o_;
@@ -316,7 +317,7 @@ class PartitionCounter {
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
   bool list_full_ = false;                  // exact: more than the list may hold: recount
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
-  std::vector<size_t> buckets_;             // sort_by_key's scratch
+  std::vector<size_t> buckets_;             // collect's bucket offsets
 };
 
 }  // namespace kmerbloom::detail
