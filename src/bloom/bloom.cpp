@@ -273,18 +273,18 @@ bool block_test_and_set(uint64_t* block, uint64_t h, unsigned hashes) noexcept {
     mask[pos >> 6] |= uint64_t{1} << (pos & 63);
     return true;
   });
+  if constexpr (Exclusive) {  // the whole line in one sweep, no branch (vector code)
+    uint64_t missing = 0;
+    for (unsigned w = 0; w < BlockedBloom::kWordsPerBlock; ++w) {
+      const uint64_t old = block[w];
+      missing |= mask[w] & ~old;
+      block[w] = old | mask[w];
+    }
+    return missing == 0;
+  }
   unsigned todo = 0;  // words that miss some of their bits
   for (unsigned w = 0; w < BlockedBloom::kWordsPerBlock; ++w)
     todo |= static_cast<unsigned>((mask[w] & ~load_relaxed(block[w])) != 0) << w;
-  if constexpr (Exclusive) {
-    if (todo == 0) return true;
-    while (todo != 0) {
-      const auto w = static_cast<unsigned>(std::countr_zero(todo));
-      todo &= todo - 1;
-      block[w] |= mask[w];
-    }
-    return false;
-  }
   bool present = true;
   while (todo != 0) {  // usually 0 (a repeat) to 3 words (a new key)
     const auto w = static_cast<unsigned>(std::countr_zero(todo));
