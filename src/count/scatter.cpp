@@ -56,68 +56,69 @@ PartitionWriter::PartitionWriter(PartitionStore& store, uint32_t block_bytes, un
     : store_(store),
       block_bytes_(block_bytes),
       k_(k),
-      buffers_(store.partitions()),
-      open_(store.partitions(), 0),
-      numbers_(store.partitions(), 0),
-      kmers_(store.partitions(), 0) {}
+      arena_(new uint8_t[size_t{store.partitions()} * block_bytes]),
+      parts_(store.partitions()) {}
 
 void PartitionWriter::begin_batch(uint64_t serial) { serial_ = serial; }
 
 void PartitionWriter::add(uint32_t p, std::string_view bases) {
   const auto len = static_cast<uint32_t>(bases.size());
   const uint32_t record = 1 + (len + 3) / 4;
-  std::vector<uint8_t>& buf = buffers_[p];
-  if (buf.capacity() < block_bytes_) buf.reserve(block_bytes_);
-  if (buf.size() + record + (open_[p] ? 0 : sizeof(FragmentHeader)) > block_bytes_) {
+  Part& part = parts_[p];
+  if (part.used + record + (part.open ? 0 : sizeof(FragmentHeader)) > block_bytes_) {
     close(p);
     flush(p);
   }
-  if (!open_[p]) {
-    if (numbers_[p] == 0) touched_.push_back(p);
-    const FragmentHeader h{serial_, numbers_[p]++, 0};
-    open_[p] = static_cast<uint32_t>(buf.size()) + 1;
-    buf.resize(buf.size() + sizeof h);
-    std::memcpy(buf.data() + open_[p] - 1, &h, sizeof h);
+  uint8_t* buf = buffer(p);
+  if (!part.open) {
+    if (part.number == 0) touched_.push_back(p);
+    const FragmentHeader h{serial_, part.number++, 0};
+    part.open = part.used + 1;
+    std::memcpy(buf + part.used, &h, sizeof h);
+    part.used += sizeof h;
   }
-  const size_t at = buf.size();
-  buf.resize(at + record);
-  uint8_t* out = buf.data() + at;
+  uint8_t* out = buf + part.used;
   *out++ = static_cast<uint8_t>(len - k_);  // k-mers less one
   pack_bases(bases.data(), len, out);
-  kmers_[p] += len - k_ + 1;
+  part.used += record;
+  part.kmers += len - k_ + 1;
 }
 
 // Writes the open fragment's payload size into its header.
 void PartitionWriter::close(uint32_t p) {
-  if (!open_[p]) return;
-  std::vector<uint8_t>& buf = buffers_[p];
-  const size_t at = open_[p] - 1;
-  const auto bytes = static_cast<uint32_t>(buf.size() - at - sizeof(FragmentHeader));
-  std::memcpy(buf.data() + at + offsetof(FragmentHeader, bytes), &bytes, sizeof bytes);
-  open_[p] = 0;
+  Part& part = parts_[p];
+  if (!part.open) return;
+  const uint32_t at = part.open - 1;
+  const auto bytes = static_cast<uint32_t>(part.used - at - sizeof(FragmentHeader));
+  std::memcpy(buffer(p) + at + offsetof(FragmentHeader, bytes), &bytes, sizeof bytes);
+  part.open = 0;
 }
 
 void PartitionWriter::flush(uint32_t p) {
-  std::vector<uint8_t>& buf = buffers_[p];
-  if (buf.empty()) return;
-  store_.add_block(p, buf.data(), static_cast<uint32_t>(buf.size()));
-  buf.clear();
+  Part& part = parts_[p];
+  if (part.used == 0) return;
+  store_.add_block(p, buffer(p), part.used);
+  part.used = 0;
 }
 
 void PartitionWriter::end_batch() {
   for (const uint32_t p : touched_) {
     close(p);
-    numbers_[p] = 0;
+    parts_[p].number = 0;
   }
   touched_.clear();
 }
 
 void PartitionWriter::finish() {
   end_batch();
-  for (uint32_t p = 0; p < buffers_.size(); ++p) {
-    flush(p);
-    std::vector<uint8_t>().swap(buffers_[p]);
-  }
+  for (uint32_t p = 0; p < parts_.size(); ++p) flush(p);
+  arena_.reset();
+}
+
+std::vector<uint64_t> PartitionWriter::kmers() const {
+  std::vector<uint64_t> n(parts_.size());
+  for (size_t p = 0; p < parts_.size(); ++p) n[p] = parts_[p].kmers;
+  return n;
 }
 
 void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out) {
@@ -195,7 +196,8 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
   std::vector<uint64_t> kmers(parts, 0);
   for (unsigned i = 0; i < o.threads; ++i) {
     sum.add(sums[i]);
-    for (uint32_t p = 0; p < parts; ++p) kmers[p] += writers[i]->kmers()[p];
+    const std::vector<uint64_t> n = writers[i]->kmers();
+    for (uint32_t p = 0; p < parts; ++p) kmers[p] += n[p];
   }
   return kmers;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string_view>
 #include <vector>
@@ -52,7 +53,11 @@ class PartitionStore {
 };
 
 // One worker's write buffers, one per partition, flushed to the store when
-// full and at the end. Not thread-safe: one per worker.
+// full and at the end. The buffers are one arena and a partition's state is
+// one record: adding a super-k-mer touches two cache lines, its record and
+// its buffer's end (a vector and four arrays a partition took 0.2 ns a base
+// more, on 150 bp reads, of the writer's 2 ns beside the minimizer scan's 3.6).
+// Not thread-safe: one per worker.
 class PartitionWriter {
  public:
   PartitionWriter(PartitionStore& store, uint32_t block_bytes, unsigned k);
@@ -63,9 +68,16 @@ class PartitionWriter {
   // Flushes every buffer; the writer is then empty.
   void finish();
   // K-mer occurrences added per partition.
-  const std::vector<uint64_t>& kmers() const { return kmers_; }
+  std::vector<uint64_t> kmers() const;
 
  private:
+  struct Part {
+    uint32_t used = 0;    // bytes in the buffer
+    uint32_t open = 0;    // offset of the open fragment's header + 1, 0 when none
+    uint32_t number = 0;  // next fragment number in this batch
+    uint64_t kmers = 0;
+  };
+  uint8_t* buffer(uint32_t p) { return arena_.get() + size_t{p} * block_bytes_; }
   void close(uint32_t p);
   void flush(uint32_t p);
 
@@ -73,11 +85,9 @@ class PartitionWriter {
   uint32_t block_bytes_;
   unsigned k_;
   uint64_t serial_ = 0;
-  std::vector<std::vector<uint8_t>> buffers_;
-  std::vector<uint32_t> open_;     // offset of the open fragment's header + 1, 0 when none
-  std::vector<uint32_t> numbers_;  // next fragment number in this batch
+  std::unique_ptr<uint8_t[]> arena_;  // partitions x block_bytes, untouched until used
+  std::vector<Part> parts_;
   std::vector<uint32_t> touched_;  // partitions with a fragment in this batch
-  std::vector<uint64_t> kmers_;
 };
 
 // A partition read back: its bytes and its fragments in input order.
