@@ -483,13 +483,13 @@ class Engine {
     // buffer is refilled within one block at a time.
     void advance(uint32_t p) {
       Cursor& c = cursors_[p];
-      const size_t entry = e_.run_entry_bytes(p);
       uint8_t* buf = buf_.data() + size_t{p} * cap_ * kEntry;
+      if (c.pos == c.fill && c.at == c.end) {  // the leaves past the partitions too
+        head_[p] = kDone;
+        return;
+      }
+      const size_t entry = e_.run_entry_bytes(p);
       if (c.pos == c.fill) {
-        if (c.at == c.end) {
-          head_[p] = kDone;
-          return;
-        }
         const size_t per_block = e_.run_block_entries(p);
         const uint64_t block = c.at / per_block, within = c.at % per_block;
         c.fill = static_cast<size_t>(std::min<uint64_t>({cap_, c.end - c.at, per_block - within}));
