@@ -54,41 +54,48 @@ class SuperKmerSplitter {
   // for_each_kmer yields on seq lies in exactly one super-k-mer, in order.
   template <class F>
   void split(std::string_view seq, F&& f) {
-    size_t i = 0;
+    // One pass hashes the m-mers and finds the runs of ACGT bases (a
+    // non-ACGT base cuts a run; fw and rc need no reset: an m-mer is hashed
+    // once m bases of its run went in). hashes_[i] is the m-mer starting
+    // at base i.
     const size_t n = seq.size();
-    while (i < n) {
-      while (i < n && kBaseCode[static_cast<uint8_t>(seq[i])] > 3) ++i;
-      size_t j = i;
-      while (j < n && kBaseCode[static_cast<uint8_t>(seq[j])] <= 3) ++j;
-      if (j - i >= k_) split_run(seq.data() + i, j - i, i, f);
-      i = j;
+    if (hashes_.size() < n) {
+      hashes_.resize(n);
+      suffix_.resize(n);
     }
+    const char* s = seq.data();
+    uint64_t* h = hashes_.data();
+    uint64_t fw = 0, rc = 0;
+    const unsigned top = 2 * (m_ - 1);
+    size_t start = 0;  // of the current run
+    for (size_t p = 0; p < n; ++p) {
+      const uint64_t b = kBaseCode[static_cast<uint8_t>(s[p])];
+      if (b > 3) [[unlikely]] {
+        if (p - start >= k_) split_run(start, p - start, f);
+        start = p + 1;
+        continue;
+      }
+      fw = ((fw << 2) | b) & mask_;
+      rc = (rc >> 2) | ((3 - b) << top);
+      if (p + 1 >= start + m_) h[p + 1 - m_] = minimizer_hash(canonical_ && rc < fw ? rc : fw);
+    }
+    if (n - start >= k_) split_run(start, n - start, f);
   }
 
  private:
-  // One run of `len` bases, all ACGT, at offset `at` of the read. The
-  // minimum over each k-mer's w m-mer hashes comes from van Herk and
-  // Gil-Werman's two passes over blocks of w hashes (the smallest from each
-  // position to its block's end, and from its block's start up to it): three
-  // branch-free comparisons a base, where a scan that restarts when the
-  // minimum leaves the window mispredicts its way through w hashes every few
-  // bases.
+  // One run of `len` bases, all ACGT, at offset `at` of the read, its
+  // m-mers hashed. The minimum over each k-mer's w m-mer hashes comes from
+  // van Herk and Gil-Werman's two passes over blocks of w hashes (the
+  // smallest from each position to its block's end, and from its block's
+  // start up to it): three branch-free comparisons a base, where a scan that
+  // restarts when the minimum leaves the window mispredicts its way through
+  // w hashes every few bases.
   template <class F>
-  void split_run(const char* s, size_t len, size_t at, F& f) {
+  void split_run(size_t at, size_t len, F& f) {
     const size_t mmers = len - m_ + 1;
-    hashes_.resize(mmers);
-    suffix_.resize(mmers);
-    uint64_t fw = 0, rc = 0;
-    const unsigned top = 2 * (m_ - 1);
-    for (size_t p = 0; p < len; ++p) {
-      const uint64_t b = kBaseCode[static_cast<uint8_t>(s[p])];
-      fw = ((fw << 2) | b) & mask_;
-      rc = (rc >> 2) | ((3 - b) << top);
-      if (p + 1 >= m_) hashes_[p + 1 - m_] = minimizer_hash(canonical_ && rc < fw ? rc : fw);
-    }
+    const uint64_t* h = hashes_.data() + at;
+    uint64_t* suf = suffix_.data() + at;
     const size_t w = k_ - m_ + 1;  // m-mers in a k-mer
-    const uint64_t* h = hashes_.data();
-    uint64_t* suf = suffix_.data();
     for (size_t end = mmers; end > 0;) {  // blocks [b, b + w), the last one short
       const size_t b = (end - 1) / w * w;
       uint64_t m = ~uint64_t{0};
