@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "seqio/paths.hpp"
 #include "common/format.hpp"
@@ -57,9 +58,14 @@ PartitionWriter::PartitionWriter(PartitionStore& store, uint32_t block_bytes, un
       block_bytes_(block_bytes),
       k_(k),
       arena_(new uint8_t[size_t{store.partitions()} * block_bytes]),
-      parts_(store.partitions()) {}
+      parts_(store.partitions()) {
+  if (block_bytes > kMaxBlockBytes) throw std::invalid_argument("PartitionWriter: blocks of more than 64 KiB");
+}
 
-void PartitionWriter::begin_batch(uint64_t serial) { serial_ = serial; }
+void PartitionWriter::begin_batch(uint64_t serial) {
+  if (serial > UINT32_MAX) throw std::length_error("PartitionWriter: more than 2^32 batches");
+  serial_ = serial;
+}
 
 void PartitionWriter::add(uint32_t p, std::string_view bases) {
   const auto len = static_cast<uint32_t>(bases.size());
@@ -72,7 +78,8 @@ void PartitionWriter::add(uint32_t p, std::string_view bases) {
   uint8_t* buf = buffer(p);
   if (!part.open) {
     if (part.number == 0) touched_.push_back(p);
-    const FragmentHeader h{serial_, part.number++, 0};
+    if (part.number == UINT16_MAX) throw std::length_error("PartitionWriter: more than 65,535 fragments of a partition in a batch");
+    const FragmentHeader h{static_cast<uint32_t>(serial_), static_cast<uint16_t>(part.number++), 0};
     part.open = part.used + 1;
     std::memcpy(buf + part.used, &h, sizeof h);
     part.used += sizeof h;
@@ -89,7 +96,7 @@ void PartitionWriter::close(uint32_t p) {
   Part& part = parts_[p];
   if (!part.open) return;
   const uint32_t at = part.open - 1;
-  const auto bytes = static_cast<uint32_t>(part.used - at - sizeof(FragmentHeader));
+  const auto bytes = static_cast<uint16_t>(part.used - at - sizeof(FragmentHeader));  // < kMaxBlockBytes
   std::memcpy(buffer(p) + at + offsetof(FragmentHeader, bytes), &bytes, sizeof bytes);
   part.open = 0;
 }
