@@ -21,13 +21,15 @@ json_num() { grep -Eo "\"$2\": *[0-9.e+]+" "$1" | head -1 | grep -Eo '[0-9.e+]+$
 "$KB" count "$T/reads.fq" -t 2 -o "$T/mem.tsv" --histo "$T/mem.histo" --stats "$T/mem.json" --no-multiqc -q
 check "in memory: no temporary bytes" test "$(json_num "$T/mem.json" disk_bytes_written)" -eq 0
 check "solid k-mers to compare" test "$(wc -l < "$T/mem.tsv")" -gt 100000
-# -M 22M -t 1 (40M -t 2) leaves 2 to 3 MB for the spool of some 5 MB of super-k-mers.
+# -M 22M -t 1 (40M -t 2) leaves 2 to 3 MB for the spool of some 5 MB of
+# super-k-mers: about 1 MB goes to disk, more or less with the threads'
+# timing (0.92 to 1.35 MB seen at -t 2); at least 100 kB is a spill.
 for t in 1 2; do
   m=$((4 + t * 18))
   "$KB" count "$T/reads.fq" -t "$t" -M "${m}M" --tmp-dir "$T/tmp" -o "$T/disk.tsv" --histo "$T/disk.histo" \
     --stats "$T/disk.json" --no-multiqc -q
   written=$(json_num "$T/disk.json" disk_bytes_written)
-  check "-M ${m}M -t $t: $written temporary bytes written" test "$written" -gt 1000000
+  check "-M ${m}M -t $t: $written temporary bytes written" test "$written" -gt 100000
   same "-M ${m}M -t $t: same k-mers as in memory" "$T/mem.tsv" "$T/disk.tsv"
   same "-M ${m}M -t $t: same histogram as in memory" "$T/mem.histo" "$T/disk.histo"
   empty_tmp "-M ${m}M -t $t"
