@@ -19,31 +19,8 @@
 namespace kmerbloom {
 namespace {
 
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
-constexpr unsigned kPositionsPerWord = 7;  // 7 x 9 bits out of 64
-
-// Calls f(position in [0, 512)) for the k positions of hash h, in order,
-// while f returns true; returns whether every call did.
-template <class F>
-inline bool all_positions(uint64_t h, unsigned k, F&& f) noexcept {
-  uint64_t state = h;
-  unsigned done = 0;
-  while (done < k) {
-    state += kGolden;
-    uint64_t x = mix64(state);
-    const unsigned take = std::min(k - done, kPositionsPerWord);
-    for (unsigned j = 0; j < take; ++j) {
-      if (!f(static_cast<unsigned>(x & 511U))) return false;
-      x >>= 9;
-    }
-    done += take;
-  }
-  return true;
-}
-
-inline uint64_t load_relaxed(const uint64_t& w) noexcept {
-  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(w)).load(std::memory_order_relaxed);
-}
+using detail::all_positions;
+using detail::load_relaxed;
 
 // fill[x] = how many of the `blocks` 64-byte blocks at w have x bits set
 // (x in 0..512). The popcount runs on the CPU's own instruction where it has
@@ -255,54 +232,12 @@ BlockedBloom& BlockedBloom::operator=(BlockedBloom&& other) noexcept {
   return *this;
 }
 
-// test_and_set builds the key's 8-word mask, then reads the whole block (one
-// cache line) without data-dependent branches: at half fill every per-word
-// test is a coin flip, and the mispredictions cost more than the loads
-// (measured in L2: 50 -> 15 ns). contains keeps its early exit: fewer
-// instructions per key let more keys' cache misses overlap, which matters
-// more on large filters (1 GiB: 128 vs 250-300 ns branchless) than the
-// mispredictions in cache (17 vs 12 ns).
-namespace {
-
-// BlockedBloom::test_and_set's body; Exclusive: plain stores for a filter of
-// one thread.
-template <bool Exclusive>
-bool block_test_and_set(uint64_t* block, uint64_t h, unsigned hashes) noexcept {
-  uint64_t mask[BlockedBloom::kWordsPerBlock] = {};
-  all_positions(h, hashes, [&](unsigned pos) {
-    mask[pos >> 6] |= uint64_t{1} << (pos & 63);
-    return true;
-  });
-  if constexpr (Exclusive) {  // the whole line in one sweep, no branch (vector code)
-    uint64_t missing = 0;
-    for (unsigned w = 0; w < BlockedBloom::kWordsPerBlock; ++w) {
-      const uint64_t old = block[w];
-      missing |= mask[w] & ~old;
-      block[w] = old | mask[w];
-    }
-    return missing == 0;
-  }
-  unsigned todo = 0;  // words that miss some of their bits
-  for (unsigned w = 0; w < BlockedBloom::kWordsPerBlock; ++w)
-    todo |= static_cast<unsigned>((mask[w] & ~load_relaxed(block[w])) != 0) << w;
-  bool present = true;
-  while (todo != 0) {  // usually 0 (a repeat) to 3 words (a new key)
-    const auto w = static_cast<unsigned>(std::countr_zero(todo));
-    todo &= todo - 1;
-    const uint64_t old = std::atomic_ref<uint64_t>(block[w]).fetch_or(mask[w], std::memory_order_relaxed);
-    present = present && (old & mask[w]) == mask[w];
-  }
-  return present;
-}
-
-}  // namespace
-
+// contains keeps its early exit (test_and_set's branch-free block sweep is
+// in block.hpp): fewer instructions per key let more keys' cache misses
+// overlap, which matters more on large filters (1 GiB: 128 vs 250-300 ns
+// branchless) than the mispredictions in cache (17 vs 12 ns).
 bool BlockedBloom::test_and_set(uint64_t h) noexcept {
-  return block_test_and_set<false>(words_.get() + block_of(h) * kWordsPerBlock, h, hashes_);
-}
-
-bool BlockedBloom::test_and_set_exclusive(uint64_t h) noexcept {
-  return block_test_and_set<true>(words_.get() + block_of(h) * kWordsPerBlock, h, hashes_);
+  return detail::block_test_and_set<false>(words_.get() + block_of(h) * kWordsPerBlock, h, hashes_);
 }
 
 bool BlockedBloom::contains(uint64_t h) const noexcept {
@@ -402,15 +337,6 @@ double ScalableBloomParams::layer_fpr(size_t i) const {
   return fpr * (1.0 - tightening) * std::pow(tightening, static_cast<double>(i));
 }
 
-struct ScalableBloom::Layer {
-  Layer(BlockedBloom f, uint64_t cap, double target, uint64_t keys)
-      : filter(std::move(f)), capacity(cap), target_fpr(target), count(keys) {}
-  BlockedBloom filter;
-  uint64_t capacity;
-  double target_fpr;
-  std::atomic<uint64_t> count;
-};
-
 ScalableBloom::ScalableBloom(const ScalableBloomParams& params) : params_(params) {
   params_.validate();
   const uint64_t cap = params_.layer_capacity(0);
@@ -459,7 +385,7 @@ ScalableBloom::~ScalableBloom() = default;
 
 bool ScalableBloom::test_and_set(uint64_t h) { return test_and_set_in_chain<false>(h); }
 
-bool ScalableBloom::test_and_set_exclusive(uint64_t h) { return test_and_set_in_chain<true>(h); }
+bool ScalableBloom::test_and_set_exclusive_slow(uint64_t h) { return test_and_set_in_chain<true>(h); }
 
 template <bool Exclusive>
 bool ScalableBloom::test_and_set_in_chain(uint64_t h) {
@@ -503,10 +429,6 @@ bool ScalableBloom::contains(uint64_t h) const noexcept {
   for (size_t i = nlayers_.load(std::memory_order_acquire); i-- > 0;)
     if (slots_[i]->filter.contains(h)) return true;
   return false;
-}
-
-void ScalableBloom::prefetch(uint64_t h) const noexcept {
-  slots_[nlayers_.load(std::memory_order_acquire) - 1]->filter.prefetch(h);
 }
 
 const BlockedBloom& ScalableBloom::layer(size_t i) const {

@@ -12,8 +12,10 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "bloom/block.hpp"
 #include "common/huge_pages.hpp"
 
 namespace kmerbloom {
@@ -71,7 +73,9 @@ class BlockedBloom {
   // The same for a filter only the calling thread touches: plain loads and
   // stores instead of atomic read-modify-writes (a locked instruction a
   // word, some 20 cycles, for every new key).
-  bool test_and_set_exclusive(uint64_t h) noexcept;
+  bool test_and_set_exclusive(uint64_t h) noexcept {
+    return detail::block_test_and_set<true>(words_.get() + block_of(h) * kWordsPerBlock, h, hashes_);
+  }
   void insert(uint64_t h) noexcept { (void)test_and_set(h); }
   // True if every bit of the key is set: no false negatives, false positives
   // at the rate estimated_fpr().
@@ -202,13 +206,28 @@ class ScalableBloom {
   // std::invalid_argument past BlockedBloom::kMaxBlocks.
   bool test_and_set(uint64_t h);
   // The same for a chain only the calling thread touches (a partition's gate):
-  // no atomic read-modify-write on the words or the layer's key count.
-  bool test_and_set_exclusive(uint64_t h);
+  // no atomic read-modify-write on the words or the layer's key count. Inline
+  // while the first layer has room (a gate sized from a good estimate never
+  // grows).
+  bool test_and_set_exclusive(uint64_t h) {
+    if (nlayers_.load(std::memory_order_relaxed) == 1) {
+      Layer& only = *slots_[0];
+      const uint64_t keys = only.count.load(std::memory_order_relaxed);
+      if (keys < only.capacity) {
+        if (only.filter.test_and_set_exclusive(h)) return true;
+        only.count.store(keys + 1, std::memory_order_relaxed);
+        return false;
+      }
+    }
+    return test_and_set_exclusive_slow(h);
+  }
   void insert(uint64_t h) { (void)test_and_set(h); }
   // Newest layer first (recent keys are likelier to repeat).
   [[nodiscard]] bool contains(uint64_t h) const noexcept;
   // Prefetches the key's block in the newest layer.
-  void prefetch(uint64_t h) const noexcept;
+  void prefetch(uint64_t h) const noexcept {
+    slots_[nlayers_.load(std::memory_order_acquire) - 1]->filter.prefetch(h);
+  }
 
   [[nodiscard]] size_t layers() const noexcept {
     return nlayers_.load(std::memory_order_acquire);
@@ -231,9 +250,17 @@ class ScalableBloom {
   [[nodiscard]] double estimated_keys() const noexcept;
 
  private:
-  struct Layer;
-  ScalableBloom();  // defined where Layer is complete
+  struct Layer {
+    Layer(BlockedBloom f, uint64_t cap, double target, uint64_t keys)
+        : filter(std::move(f)), capacity(cap), target_fpr(target), count(keys) {}
+    BlockedBloom filter;
+    uint64_t capacity;
+    double target_fpr;
+    std::atomic<uint64_t> count;
+  };
+  ScalableBloom();
   void grow(size_t seen_layers);
+  bool test_and_set_exclusive_slow(uint64_t h);
   template <bool Exclusive>
   bool test_and_set_in_chain(uint64_t h);
 

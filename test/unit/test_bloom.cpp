@@ -52,6 +52,24 @@ TEST(BloomNoFalseNegatives, SingleThread) {
 
 // 4 threads; each inserts 1 M own keys plus the same 0.5 M shared keys
 // (1/8 of that under sanitizers), then every key must be found.
+// The unrolled masks (a case per common bit count) set the same bits as the
+// generic walk over the positions, for every count a filter may have: the
+// files written before them, and the false-positive model, depend on it.
+TEST(BloomBlockMask, UnrolledMasksEqualThePositions) {
+  for (unsigned k = 1; k <= BlockedBloom::kMaxHashes; ++k) {
+    for (uint64_t i = 0; i < 2000; ++i) {
+      const uint64_t h = mix64(i * 7919 + k);
+      uint64_t want[8] = {}, got[8] = {};
+      detail::all_positions(h, k, [&](unsigned pos) {
+        want[pos >> 6] |= uint64_t{1} << (pos & 63);
+        return true;
+      });
+      detail::block_mask(h, k, got);
+      ASSERT_TRUE(std::equal(want, want + 8, got)) << "k = " << k << ", key " << i;
+    }
+  }
+}
+
 TEST(BloomNoFalseNegatives, ConcurrentDisjointAndOverlapping) {
   const uint64_t own = 1'000'000 / kScale;
   const uint64_t shared = 500'000 / kScale;
