@@ -50,8 +50,6 @@ TEST(BloomNoFalseNegatives, SingleThread) {
   }
 }
 
-// 4 threads; each inserts 1 M own keys plus the same 0.5 M shared keys
-// (1/8 of that under sanitizers), then every key must be found.
 // The unrolled masks (a case per common bit count) set the same bits as the
 // generic walk over the positions, for every count a filter may have: the
 // files written before them, and the false-positive model, depend on it.
@@ -70,6 +68,8 @@ TEST(BloomBlockMask, UnrolledMasksEqualThePositions) {
   }
 }
 
+// 4 threads; each inserts 1 M own keys plus the same 0.5 M shared keys
+// (1/8 of that under sanitizers), then every key must be found.
 TEST(BloomNoFalseNegatives, ConcurrentDisjointAndOverlapping) {
   const uint64_t own = 1'000'000 / kScale;
   const uint64_t shared = 500'000 / kScale;
