@@ -49,6 +49,9 @@ struct CountOptions : ReadSetOptions {
   // Testing and tuning: the L2 cache bytes a counting thread has, which the
   // partitions are sized for; 0: the machine's (common/machine.hpp).
   uint64_t cache_bytes = 0;
+  // Testing: spooled records tagged for sweeps (CountPlan::tagged) or not;
+  // unset: as the plan decides.
+  std::optional<bool> sweep_tags;
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a
@@ -110,6 +113,7 @@ struct PartitionReport {
   std::string cache_source;     // where that figure came from (common/machine.hpp)
   uint32_t split = 0;           // partitions counted in more than one sweep (outgrew the cache)
   uint32_t max_sweeps = 1;      // sweeps of the most split one
+  bool tagged = false;          // sweeps read only their records (CountPlan::tagged)
 };
 
 // Where the partitions' data waited between the passes.

@@ -108,7 +108,8 @@ class Engine {
     so.slot_bytes = plan_.block_bytes;
     so.disk_limit = o_.tmp_disk_limit;
     Spool spool(so);
-    PartitionStore store(plan_.partitions, spool);
+    tagged_ = plan_.tagged && files_.empty();  // bin files' records carry no tags
+    PartitionStore store(plan_.partitions, spool, tagged_);
     log("plan: " + std::to_string(plan_.partitions) + " partitions for " +
         (est.occurrences ? "about " + std::to_string(est.occurrences) + " k-mer occurrences (sampled) and " : std::string()) +
         format_megabytes(plan_.cache_bytes) +
@@ -282,6 +283,7 @@ class Engine {
     } else {
       part.data.clear();
       part.fragments.clear();
+      part.tagged = false;
       for (size_t i = 0; i < files_.size(); ++i) files_[i].append_bin(bins_[p], i, part);
     }
     solid.clear();
@@ -302,7 +304,7 @@ class Engine {
   // at its compound rate; the table by doubling): sized from the assumed
   // ratios, a pilot partition of 1.7 M occurrences took a table of 12.6 MB.
   PartitionSizing sizing_of(uint32_t p, bool measured, uint32_t& sweeps) const {
-    sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes) : 1;
+    sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes, tagged_) : 1;
     PartitionSizing s = size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
     if (!measured) {
       const double target = kCacheMultiple * static_cast<double>(plan_.cache_bytes);
@@ -597,6 +599,7 @@ class Engine {
   std::vector<detail::BinFile> files_;  // bin files given as the input
   std::vector<uint32_t> bins_;          // partition p counts bin bins_[p] of each
   CountPlan plan_;
+  bool tagged_ = false;  // the spooled records carry their minimizer's tag
   std::vector<uint64_t> kmers_;  // occurrences spooled per partition
   std::vector<PartitionOutcome> outcomes_;
   std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
@@ -642,6 +645,7 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
   pr.minimizer = plan_.minimizer;
   pr.cache_bytes = plan_.cache_bytes;
   pr.cache_source = cache_source();
+  pr.tagged = tagged_;
   for (uint32_t p = 0; p < plan_.partitions; ++p) {
     const PartitionOutcome& po = outcomes_[p];
     r.input.kmers += po.kmers;

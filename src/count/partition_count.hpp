@@ -67,9 +67,11 @@ class PartitionCounter {
   }
 
   // Counts `part` in `sweeps` sweeps (sweep s takes the k-mers of hash range
-  // s, sweep_of, with a filter and table sized `size` of its own: a
-  // partition that outgrew the cache is counted in parts that fit it, each
-  // reading the partition's records again); appends its reported k-mers,
+  // s, sweep_of, or of a tagged partition the records of tag range s,
+  // tag_sweep, with a filter and table sized `size` of its own: a partition
+  // that outgrew the cache is counted in parts that fit it, each reading the
+  // partition's records again, and decoding them all when they carry no
+  // tags); appends its reported k-mers,
   // sorted, with their counts, to `solid`.
   PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size, uint32_t sweeps,
                          std::vector<std::pair<W, uint32_t>>& solid) {
@@ -126,7 +128,7 @@ class PartitionCounter {
     const W mask = shape_.mask;
     const unsigned top = shape_.top, k = shape_.k;
     const bool canonical = shape_.canonical, scatter = o_.partitions > 1;
-    const uint32_t sweeps = sweeps_, sweep = sweep_;
+    const uint32_t sweeps = part.tagged ? 1 : sweeps_, sweep = sweep_;  // tagged: for_each_record picks the records
     uint64_t n = 0;
     for_each_record(part, k, [&](const uint8_t* code, unsigned len) {
       W fw = 0, rc = 0;
@@ -154,7 +156,7 @@ class PartitionCounter {
         ++n;
         f(km, h);
       }
-    });
+    }, sweeps_, sweep_);
     return n;
   }
 

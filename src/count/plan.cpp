@@ -10,19 +10,23 @@
 namespace kmerbloom {
 namespace {
 
-// Partitions for `occurrences` k-mer occurrences (0: unknown) on a thread with
+// The partitions `occurrences` k-mer occurrences want on a thread with
 // `cache` bytes of L2: enough that a partition's filter and table (about
 // kAssumedBytesPerOccurrence per occurrence) fit kCacheMultiple times that
-// cache, at least 64 and at most 4096, times partition_factor(k) for wider
-// keys. The pilot measures what
-// the input really takes and splits the partitions that outgrow it
-// (sweeps_for). 256 (times the factor) when the size is unknown.
-uint32_t partitions_for(uint64_t occurrences, unsigned k, uint64_t cache) {
+// cache, times partition_factor(k) for wider keys.
+uint64_t partitions_wanted(uint64_t occurrences, unsigned k, uint64_t cache) {
   const double target = kCacheMultiple * static_cast<double>(cache);
-  const uint64_t p = occurrences == 0 ? 256
-                                      : static_cast<uint64_t>(std::ceil(static_cast<double>(occurrences) *
-                                                                        kAssumedBytesPerOccurrence / target));
-  return static_cast<uint32_t>(std::clamp<uint64_t>(p * partition_factor(k), 64, 4096));
+  return static_cast<uint64_t>(std::ceil(static_cast<double>(occurrences) * kAssumedBytesPerOccurrence / target)) *
+         partition_factor(k);
+}
+
+// Partitions for `occurrences` (0: unknown): those wanted, at least 64 and
+// at most kMaxPartitions; 256 (times the factor) when the size is unknown.
+// The pilot measures what the input really takes and splits the partitions
+// that outgrow the cache (sweeps_for).
+uint32_t partitions_for(uint64_t occurrences, unsigned k, uint64_t cache) {
+  const uint64_t p = occurrences == 0 ? 256 * partition_factor(k) : partitions_wanted(occurrences, k, cache);
+  return static_cast<uint32_t>(std::clamp<uint64_t>(p, 64, kMaxPartitions));
 }
 
 // A worker's write buffer per partition: 8 MiB over all of them, 4 to 64 KiB.
@@ -52,6 +56,9 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   p.gated = o.gated();
   p.cache_bytes = e.cache_bytes ? e.cache_bytes : kFallbackCache;
   p.partitions = e.bins ? e.bins : partitions_for(e.occurrences ? e.occurrences : e.input_bytes, o.k, p.cache_bytes);
+  const uint64_t sized_by = e.occurrences ? e.occurrences : e.input_bytes;
+  p.tagged = o.sweep_tags.value_or(e.bins == 0 && (sized_by == 0 || partitions_wanted(sized_by, o.k, p.cache_bytes) >
+                                                                         kMaxPartitions));
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : kExactFpr;
   p.first_share = 0.8;
@@ -86,15 +93,17 @@ uint64_t default_spool_memory(uint64_t available) {
   return std::clamp(available / 4, kDefaultSpoolMemory, kMaxDefaultSpoolMemory);
 }
 
-uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache) {
+uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache,
+                    bool tagged) {
   const PartitionSizing s = size_partition(occurrences, distinct_ratio, table_ratio);
   const double bytes = static_cast<double>(s.bloom_capacity) * kFilterBytesPerKey +
                        static_cast<double>(s.table_keys) * kTableBytesPerKey * partition_factor(k);
   const double target = kCacheMultiple * static_cast<double>(cache);
   // Split only past kSweepTrigger times the target: each sweep decodes and
   // hashes every k-mer of the partition again (measured: three sweeps of a
-  // partition 2.4 times past the target cost 1.8x its unsplit count).
-  if (bytes <= kSweepTrigger * target) return 1;
+  // partition 2.4 times past the target cost 1.8x its unsplit count);
+  // past the target when a sweep reads only its tagged records.
+  if (bytes <= (tagged ? 1.0 : kSweepTrigger) * target) return 1;
   return static_cast<uint32_t>(std::min(256.0, std::ceil(bytes / target)));
 }
 

@@ -24,6 +24,13 @@ struct CountEstimate {
 struct CountPlan {
   bool gated = true;       // a Bloom filter stands before each partition's table
   uint32_t partitions = 0; // minimizer partitions
+  // Spooled records carry their minimizer's tag (count/scatter.hpp): the
+  // input holds more occurrences than kMaxPartitions partitions fit the
+  // cache with, or its size is unknown, so that partitions are expected
+  // to be counted in sweeps, and a sweep steps over the records of the
+  // others instead of decoding and hashing their k-mers. One byte a record
+  // (some 9% of the spooled bytes of 150 bp reads) otherwise not spent.
+  bool tagged = false;
   unsigned minimizer = 0;  // minimizer length m
   uint64_t cache_bytes = 0;       // L2 bytes of a counting thread the partitions are sized for
   double fpr = 0;          // compound false-positive target of each partition's filter
@@ -59,6 +66,7 @@ inline constexpr uint64_t kFallbackCache = uint64_t{1} << 20;  // when the machi
 inline constexpr double kFilterBytesPerKey = 1.0;   // first layer at the exact mode's 3%, blocked
 inline constexpr double kTableBytesPerKey = 24.0;   // 12-byte slots, <= 70% full, capacity a power of two
 inline constexpr double kSweepTrigger = 4.0;        // sweeps_for splits past this many times the target
+inline constexpr uint32_t kMaxPartitions = 4096;    // minimizer partitions at most, whatever k
 // Default compound false-positive rate of the exact mode's per-partition
 // filters (a false positive costs a singleton one table slot).
 inline constexpr double kExactFpr = 0.03;
@@ -96,10 +104,13 @@ CountEstimate estimate_count(const CountOptions& options);
 CountPlan plan_count(const CountOptions& options, const CountEstimate& estimate);
 
 // Sweeps of a partition that holds `occurrences` at the measured ratios: 1
-// while its filter and table fit kSweepTrigger times the target, else enough sweeps
-// (each takes the k-mers of one hash range, with a filter and table of its
-// own) that each fits it; at most 256.
-uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache);
+// while its filter and table fit kSweepTrigger times the target (the target
+// itself when the records are tagged: a sweep then reads only its own
+// records), else enough sweeps (each takes the k-mers of one hash range, or
+// the records of one tag range, with a filter and table of its own) that
+// each fits it; at most 256.
+uint32_t sweeps_for(uint64_t occurrences, double distinct_ratio, double table_ratio, unsigned k, uint64_t cache,
+                    bool tagged = false);
 
 // First-layer capacity and table size of one partition holding `occurrences`
 // k-mer occurrences, from the ratios of distinct k-mers and of table keys to

@@ -37,7 +37,8 @@ void pack_bases(const char* s, uint32_t len, uint8_t* out) {
 
 }  // namespace
 
-PartitionStore::PartitionStore(uint32_t partitions, Spool& spool) : spool_(spool), parts_(partitions) {}
+PartitionStore::PartitionStore(uint32_t partitions, Spool& spool, bool tagged)
+    : spool_(spool), parts_(partitions), tagged_(tagged) {}
 
 void PartitionStore::add_block(uint32_t p, const uint8_t* data, uint32_t size) {
   Spool::Block b = spool_.put(data, size);
@@ -57,6 +58,7 @@ PartitionWriter::PartitionWriter(PartitionStore& store, uint32_t block_bytes, un
     : store_(store),
       block_bytes_(block_bytes),
       k_(k),
+      tagged_(store.tagged()),
       arena_(new uint8_t[size_t{store.partitions()} * block_bytes]),
       parts_(store.partitions()) {
   if (block_bytes > kMaxBlockBytes) throw std::invalid_argument("PartitionWriter: blocks of more than 64 KiB");
@@ -67,9 +69,9 @@ void PartitionWriter::begin_batch(uint64_t serial) {
   serial_ = serial;
 }
 
-void PartitionWriter::add(uint32_t p, std::string_view bases) {
+void PartitionWriter::add(uint32_t p, std::string_view bases, uint8_t tag) {
   const auto len = static_cast<uint32_t>(bases.size());
-  const uint32_t record = 1 + (len + 3) / 4;
+  const uint32_t record = 1 + tagged_ + (len + 3) / 4;
   Part& part = parts_[p];
   if (part.used + record + (part.open ? 0 : sizeof(FragmentHeader)) > block_bytes_) {
     close(p);
@@ -86,6 +88,7 @@ void PartitionWriter::add(uint32_t p, std::string_view bases) {
   }
   uint8_t* out = buf + part.used;
   *out++ = static_cast<uint8_t>(len - k_);  // k-mers less one
+  if (tagged_) *out++ = tag;
   pack_bases(bases.data(), len, out);
   part.used += record;
   part.kmers += len - k_ + 1;
@@ -133,6 +136,7 @@ void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out) {
   uint64_t total = 0;
   for (const auto& b : blocks) total += b.size;
   out.data.resize(total);
+  out.tagged = store.tagged();
   out.fragments.clear();
   uint64_t at = 0;
   for (auto& b : blocks) {
@@ -176,7 +180,8 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
             const std::string_view seq = batch.seq(i);
             s.add_record(batch, i);
             splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
-              w.add(minimizer_partition(minimizer, parts), seq.substr(begin, len));
+              const MinimizerPlace at = minimizer_place(minimizer, parts);
+              w.add(at.partition, seq.substr(begin, len), at.tag);
             });
           }
           w.end_batch();

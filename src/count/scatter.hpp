@@ -2,11 +2,12 @@
 // go 2-bit packed into their minimizer's partition, in the spool.
 //
 // Spooled format. A partition is a list of spool blocks; a block holds
-// fragments, each a 16-byte header {serial of the input batch, fragment
+// fragments, each an 8-byte header {serial of the input batch, fragment
 // number within that batch and partition, payload bytes} and its payload:
 // records of one length byte (k-mers less one: the record holds k - 1 + n
-// bases for its n k-mers, 1 <= n <= kMaxSuperKmerKmers) and the bases packed
-// four to a byte, first base in the top bits. Which worker took which
+// bases for its n k-mers, 1 <= n <= kMaxSuperKmerKmers), in a tagged store
+// one byte of tag (minimizer_place), and the bases packed four to a byte,
+// first base in the top bits. Which worker took which
 // batch, and so the order of the blocks, depends on the threads; sorting a
 // partition's fragments by (serial, number) gives back input order, so a
 // partition is counted in the same order whatever the thread count.
@@ -35,10 +36,13 @@ struct FragmentHeader {
 static_assert(sizeof(FragmentHeader) == 8);
 inline constexpr uint32_t kMaxBlockBytes = 1u << 16;
 
-// Every partition's blocks. Thread-safe.
+// Every partition's blocks. Thread-safe. A tagged store's records carry
+// their minimizer's tag, so that a partition can be counted in sweeps that
+// each skip the others' records without decoding them (CountPlan::tagged).
 class PartitionStore {
  public:
-  PartitionStore(uint32_t partitions, Spool& spool);
+  PartitionStore(uint32_t partitions, Spool& spool, bool tagged = false);
+  bool tagged() const { return tagged_; }
   void add_block(uint32_t p, const uint8_t* data, uint32_t size);
   // Moves partition p's blocks out (the store forgets them).
   std::vector<Spool::Block> take(uint32_t p);
@@ -54,6 +58,7 @@ class PartitionStore {
   };
   Spool& spool_;
   std::vector<Part> parts_;
+  bool tagged_;
 };
 
 // One worker's write buffers, one per partition, flushed to the store when
@@ -66,8 +71,9 @@ class PartitionWriter {
  public:
   PartitionWriter(PartitionStore& store, uint32_t block_bytes, unsigned k);
   void begin_batch(uint64_t serial);
-  // Appends a super-k-mer (bases ACGTU, either case) to partition p.
-  void add(uint32_t p, std::string_view bases);
+  // Appends a super-k-mer (bases ACGTU, either case) to partition p; its
+  // minimizer's tag goes with it when the store is tagged.
+  void add(uint32_t p, std::string_view bases, uint8_t tag = 0);
   void end_batch();
   // Flushes every buffer; the writer is then empty.
   void finish();
@@ -88,6 +94,7 @@ class PartitionWriter {
   PartitionStore& store_;
   uint32_t block_bytes_;
   unsigned k_;
+  bool tagged_;
   uint64_t serial_ = 0;
   std::unique_ptr<uint8_t[]> arena_;  // partitions x block_bytes, untouched until used
   std::vector<Part> parts_;
@@ -97,6 +104,7 @@ class PartitionWriter {
 // A partition read back: its bytes and its fragments in input order.
 struct LoadedPartition {
   std::vector<uint8_t> data;
+  bool tagged = false;  // records carry a tag byte
   struct Fragment {
     uint64_t serial;
     uint32_t number;
@@ -109,16 +117,25 @@ struct LoadedPartition {
 // Reads partition p back (freeing its spool memory) into `out`.
 void load_partition(PartitionStore& store, uint32_t p, LoadedPartition& out);
 
+// The sweep (0..sweeps-1, sweeps <= 256) of a record's tag.
+inline uint32_t tag_sweep(uint8_t tag, uint32_t sweeps) { return (uint32_t{tag} * sweeps) >> 8; }
+
 // f(code, length) for each record of the partition (k-mers of length k), in
-// input order: `code` points to length bases packed four to a byte.
+// input order: `code` points to length bases packed four to a byte. Of a
+// tagged partition, only the records of sweep `sweep` of `sweeps` (by
+// tag_sweep); the others are stepped over, not decoded.
 template <class F>
-void for_each_record(const LoadedPartition& part, unsigned k, F&& f) {
+void for_each_record(const LoadedPartition& part, unsigned k, F&& f, uint32_t sweeps = 1, uint32_t sweep = 0) {
+  const unsigned head = part.tagged ? 2 : 1;
+  const bool select = part.tagged && sweeps > 1;
   for (const LoadedPartition::Fragment& fr : part.fragments) {
     const uint8_t* p = part.data.data() + fr.offset;
     const uint8_t* end = p + fr.bytes;
     while (p < end) {
-      const unsigned len = k + *p++;
-      f(p, len);
+      const unsigned len = k + p[0];
+      const bool take = !select || tag_sweep(p[1], sweeps) == sweep;
+      p += head;
+      if (take) f(p, len);
       p += (len + 3) / 4;
     }
   }

@@ -39,6 +39,18 @@ constexpr uint32_t minimizer_partition(uint64_t minimizer, uint32_t partitions) 
   return static_cast<uint32_t>((static_cast<u128>(mix64(minimizer + 0x9e3779b97f4a7c15ULL)) * partitions) >> 64);
 }
 
+// The partition of a minimizer and its tag, 8 more bits of the same
+// product (uniform in 0..255, and the same for every occurrence of a k-mer):
+// a partition too large for the cache is counted in sweeps of tag ranges.
+struct MinimizerPlace {
+  uint32_t partition;
+  uint8_t tag;
+};
+constexpr MinimizerPlace minimizer_place(uint64_t minimizer, uint32_t partitions) {
+  const u128 x = static_cast<u128>(mix64(minimizer + 0x9e3779b97f4a7c15ULL)) * partitions;
+  return {static_cast<uint32_t>(x >> 64), static_cast<uint8_t>(static_cast<uint64_t>(x) >> 56)};
+}
+
 class SuperKmerSplitter {
  public:
   // k in [1, kMaxK], m in [1, min(k, 31)].

@@ -83,6 +83,7 @@ json partitions_json(const PartitionReport& p) {
           {"cache", {{"l2_bytes", p.cache_bytes}, {"source", p.cache_source}}},
           {"split", p.split},
           {"max_sweeps", p.max_sweeps},
+          {"tagged", p.tagged},
           {"mean_kmers", p.mean_kmers},
           {"most_loaded", {{"index", p.max_index},
                            {"kmers", p.max_kmers},

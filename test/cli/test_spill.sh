@@ -73,6 +73,14 @@ done
 same "stdin: exact mode, same k-mers as the file" "$T/mem.tsv" "$T/stdin.tsv"
 same "stdin: same histogram as the file" "$T/mem.histo" "$T/stdin.histo"
 check "stdin: not forced into one pass" grep -q '"mode": "exact' "$T/stdin.json"
+check "stdin: records tagged for sweeps (its size is unknown)" test "$(part "$T/stdin.json" tagged)" = True
+check "a file of known size: records not tagged" test "$(part "$T/mem.json" tagged)" = False
+KMERBLOOM_L2_CACHE=64 "$KB" count - -t 2 -o "$T/stdin64.tsv" --histo "$T/stdin64.histo" --stats "$T/stdin64.json" \
+  --no-multiqc -q < "$T/reads.fq"
+check "stdin, KMERBLOOM_L2_CACHE=64: tagged partitions counted in sweeps ($(part "$T/stdin64.json" split))" \
+  test "$(part "$T/stdin64.json" split)" -gt 0
+same "stdin, KMERBLOOM_L2_CACHE=64: same k-mers" "$T/mem.tsv" "$T/stdin64.tsv"
+same "stdin, KMERBLOOM_L2_CACHE=64: same histogram" "$T/mem.histo" "$T/stdin64.histo"
 cat "$T/reads.fq" | "$KB" count - -t 2 -M 44M --tmp-dir "$T/tmp" -o "$T/pipe.tsv" -q
 same "pipe, spilled: same k-mers as the file" "$T/mem.tsv" "$T/pipe.tsv"
 empty_tmp "pipe"

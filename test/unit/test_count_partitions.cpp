@@ -3,11 +3,14 @@
 // temporary directory is an error, a skewed partition still counts exactly.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <bit>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <cmath>
@@ -323,7 +326,10 @@ TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
 // past four times the target): after the pilot (its first 2^20 occurrences) they
 // are counted in sweeps, each with its own filter and table, and the output,
 // histogram and distinct count stay those of the whole partitions, for
-// any thread count, the recount path included.
+// any thread count, the recount path included, whether the sweeps take
+// hash ranges of the k-mers or tag ranges of the records (the plan tags
+// them here: 7 M occurrences want some 22,000 partitions of a 256-byte
+// cache).
 TEST(CountPartitions, PartitionsThatOutgrowTheCacheAreCountedInSweeps) {
   const auto reads = genome_reads(9, 60000, 20000, 150);
   const fs::path in = write_fasta(reads, "partitions_sweeps.fa");
@@ -332,22 +338,28 @@ TEST(CountPartitions, PartitionsThatOutgrowTheCacheAreCountedInSweeps) {
   const Counted whole = run(o);
   EXPECT_EQ(whole.result.partitions.split, 0u);
   EXPECT_EQ(whole.result.partitions.max_sweeps, 1u);
+  EXPECT_FALSE(whole.result.partitions.tagged);
   o.cache_bytes = 256;
-  for (unsigned t : {1u, 3u}) {
-    o.threads = t;
-    const Counted swept = run(o);
-    EXPECT_EQ(swept.result.partitions.cache_bytes, 256u);
-    EXPECT_GT(swept.result.partitions.split, 100u) << "threads=" << t;
-    EXPECT_GT(swept.result.partitions.max_sweeps, 2u);
-    EXPECT_SAME(swept.text, whole.text);
-    EXPECT_SAME(swept.result.histogram, whole.result.histogram);
-    EXPECT_EQ(swept.result.distinct, whole.result.distinct);
+  for (const std::optional<bool> tags : {std::optional<bool>{}, std::optional<bool>{false}}) {
+    o.sweep_tags = tags;
+    o.first_sightings_bytes.reset();
+    for (unsigned t : {1u, 3u}) {
+      o.threads = t;
+      const Counted swept = run(o);
+      EXPECT_EQ(swept.result.partitions.cache_bytes, 256u);
+      EXPECT_EQ(swept.result.partitions.tagged, tags.value_or(true));
+      EXPECT_GT(swept.result.partitions.split, 100u) << "threads=" << t;
+      EXPECT_GT(swept.result.partitions.max_sweeps, 2u);
+      EXPECT_SAME(swept.text, whole.text);
+      EXPECT_SAME(swept.result.histogram, whole.result.histogram);
+      EXPECT_EQ(swept.result.distinct, whole.result.distinct);
+    }
+    o.first_sightings_bytes = 0;
+    const Counted recounted = run(o);
+    EXPECT_GT(recounted.result.partitions.split, 0u);
+    EXPECT_SAME(recounted.text, whole.text);
+    EXPECT_SAME(recounted.result.histogram, whole.result.histogram);
   }
-  o.first_sightings_bytes = 0;
-  const Counted recounted = run(o);
-  EXPECT_GT(recounted.result.partitions.split, 0u);
-  EXPECT_SAME(recounted.text, whole.text);
-  EXPECT_SAME(recounted.result.histogram, whole.result.histogram);
 }
 
 // A counting thread holds at most what the plan set aside for it

@@ -72,6 +72,58 @@ TEST(CountPlan, SweepsSplitWhatOutgrowsTheCache) {
   EXPECT_GT(sweeps_for(30000000, 0.1, 0.05, 255, mb), sweeps_for(30000000, 0.1, 0.05, 31, mb));  // wider slots
 }
 
+// The records are tagged for sweeps when the partitions the cache wants
+// pass kMaxPartitions (they will be past the target), or the size is
+// unknown; never for the bin step (its bins are given) or bin files.
+TEST(CountPlan, RecordsAreTaggedWhenThePartitionsWillOutgrowTheCache) {
+  const uint64_t mb = uint64_t{1} << 20;
+  auto tagged = [](uint64_t bytes, uint64_t cache, uint32_t bins = 0) {
+    CountEstimate e;
+    e.input_bytes = bytes;
+    e.cache_bytes = cache;
+    e.bins = bins;
+    return plan_count(opts(2, 0), e).tagged;
+  };
+  // 4096 partitions of 2 x 1 MiB hold 5.4 G occurrences at 1.6 bytes each.
+  const uint64_t fits = uint64_t{4096} * 2 * mb * 10 / 16;
+  EXPECT_FALSE(tagged(400 * mb, mb));
+  EXPECT_FALSE(tagged(fits - 2 * mb, mb));
+  EXPECT_TRUE(tagged(fits + 2 * mb, mb));
+  EXPECT_FALSE(tagged(fits + 2 * mb, 2 * mb));  // a larger cache: fewer partitions wanted
+  EXPECT_TRUE(tagged(400 * mb, 64u << 10));      // 400 MiB on a 64 KiB cache: 5,120 wanted
+  EXPECT_TRUE(tagged(0, mb));                    // unknown size (stdin)
+  EXPECT_FALSE(tagged(0, mb, 4096));             // the bin step
+  EXPECT_FALSE(tagged(uint64_t{1} << 40, mb, 65536));
+  CountOptions o = opts(2, 0);
+  o.sweep_tags = false;
+  CountEstimate e;
+  e.cache_bytes = mb;
+  EXPECT_FALSE(plan_count(o, e).tagged);
+  o.sweep_tags = true;
+  e.input_bytes = mb;
+  EXPECT_TRUE(plan_count(o, e).tagged);
+}
+
+// Tagged records: a sweep reads only its own, so a partition is split as
+// soon as it passes the target instead of kSweepTrigger times it.
+TEST(CountPlan, TaggedPartitionsAreSweptPastTheTarget) {
+  const uint64_t mb = uint64_t{1} << 20;
+  const double target = kCacheMultiple * mb;
+  for (uint64_t n : {1000000u, 2000000u, 4000000u, 8000000u}) {
+    const PartitionSizing z = size_partition(n, 0.1, 0.05);
+    const double bytes = static_cast<double>(z.bloom_capacity) * kFilterBytesPerKey +
+                         static_cast<double>(z.table_keys) * kTableBytesPerKey;
+    const uint32_t s = sweeps_for(n, 0.1, 0.05, 31, mb, true);
+    EXPECT_EQ(s, static_cast<uint32_t>(std::max(1.0, std::ceil(bytes / target)))) << n;
+    EXPECT_LE(bytes / s, target) << n;
+    if (bytes > target && bytes <= kSweepTrigger * target) {
+      EXPECT_EQ(sweeps_for(n, 0.1, 0.05, 31, mb), 1u) << n;
+    }
+  }
+  EXPECT_GT(sweeps_for(4000000, 0.1, 0.05, 31, mb, true), 1u);
+  EXPECT_EQ(sweeps_for(4000000, 0.1, 0.05, 31, mb, false), 1u);
+}
+
 TEST(CountPlan, DefaultSpoolIsAQuarterOfTheAvailableMemoryWithinBounds) {
   EXPECT_EQ(default_spool_memory(0), kDefaultSpoolMemory);
   EXPECT_EQ(default_spool_memory(uint64_t{1} << 30), uint64_t{256} << 20);

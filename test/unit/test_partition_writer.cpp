@@ -1,6 +1,7 @@
 // The partition writer (count/scatter.hpp) with blocks so small that most
 // super-k-mers meet a block boundary: every super-k-mer comes back, in input
-// order, and the k-mers read back equal a naive count of the reads.
+// order, and the k-mers read back equal a naive count of the reads; in a
+// tagged store, each sweep reads back exactly the records of its tags.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,30 +45,37 @@ void count_kmers_of(const std::string& s, unsigned k, std::map<std::string, uint
   }
 }
 
-TEST(PartitionWriter, SmallBlocksLoseNoSuperKmer) {
+class PartitionWriterTagged : public ::testing::TestWithParam<bool> {};
+
+TEST_P(PartitionWriterTagged, SmallBlocksLoseNoSuperKmer) {
   constexpr unsigned k = 21;
   constexpr uint32_t kParts = 5, kBatches = 40;
+  const bool tagged = GetParam();
   const auto reads = random_reads(5, 400);
   std::map<std::string, uint64_t> naive;
   for (const auto& r : reads) count_kmers_of(r, k, naive);
-  // The largest record, 1 + (k - 1 + 256 bases) / 4 = 70 bytes, and a
-  // fragment header (16) fit in 86: from there to blocks holding several.
-  for (const uint32_t block : {86u, 100u, 150u, 1000u}) {
+  // The largest record, 1 + 1 + (k - 1 + 256 bases) / 4 = 71 bytes, and a
+  // fragment header (8) fit in 79: from there to blocks holding several.
+  for (const uint32_t block : {79u, 100u, 150u, 1000u}) {
     Spool spool({::testing::TempDir(), uint64_t{1} << 30});
-    PartitionStore store(kParts, spool);
+    PartitionStore store(kParts, spool, tagged);
     // Two writers take turns by batch, as worker threads do.
     PartitionWriter w0(store, block, k), w1(store, block, k);
     SuperKmerSplitter split(k, minimizer_length(k), true);
     std::vector<std::vector<std::string>> want(kParts);
+    std::vector<std::vector<uint8_t>> tags(kParts);
     for (uint32_t b = 0; b < kBatches; ++b) {
       PartitionWriter& w = b % 2 ? w1 : w0;
       w.begin_batch(b);
       for (size_t i = b; i < reads.size(); i += kBatches) {
         const std::string& seq = reads[i];
         split.split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
-          const uint32_t p = minimizer_partition(minimizer, kParts);
-          w.add(p, std::string_view(seq).substr(begin, len));
+          const MinimizerPlace at = minimizer_place(minimizer, kParts);
+          const uint32_t p = at.partition;
+          EXPECT_EQ(p, minimizer_partition(minimizer, kParts));
+          w.add(p, std::string_view(seq).substr(begin, len), at.tag);
           want[p].push_back(seq.substr(begin, len));
+          tags[p].push_back(at.tag);
         });
       }
       w.end_batch();
@@ -82,9 +90,31 @@ TEST(PartitionWriter, SmallBlocksLoseNoSuperKmer) {
       for_each_record(part, k, [&](const uint8_t* code, unsigned len) { got.push_back(decode(code, len)); });
       EXPECT_SAME(got, want[p]) << "blocks of " << block << " bytes, partition " << p;
       for (const auto& s : got) count_kmers_of(s, k, got_counts);
+      // Three sweeps: a tagged partition gives each the records of its
+      // tags, in order; an untagged one gives every sweep all of them.
+      for (uint32_t sweep = 0; sweep < 3; ++sweep) {
+        std::vector<std::string> in_sweep, want_sweep;
+        for_each_record(part, k, [&](const uint8_t* code, unsigned len) { in_sweep.push_back(decode(code, len)); }, 3, sweep);
+        for (size_t i = 0; i < want[p].size(); ++i)
+          if (!tagged || tag_sweep(tags[p][i], 3) == sweep) want_sweep.push_back(want[p][i]);
+        EXPECT_SAME(in_sweep, want_sweep) << "partition " << p << ", sweep " << sweep;
+        if (tagged) {
+          EXPECT_LT(in_sweep.size(), want[p].size()) << "partition " << p << ", sweep " << sweep;
+        }
+      }
     }
     EXPECT_SAME(got_counts, naive) << "blocks of " << block << " bytes";
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(PartitionWriter, PartitionWriterTagged, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Tagged" : "Untagged"; });
+
+// Tags are uniform over 0..255 and a sweep of S takes about 1/S of them.
+TEST(PartitionWriter, TagsSpreadOverTheSweeps) {
+  std::vector<uint64_t> per_sweep(7, 0);
+  for (uint64_t m = 0; m < 70000; ++m) ++per_sweep[tag_sweep(minimizer_place(minimizer_hash(m), 4096).tag, 7)];
+  for (const uint64_t n : per_sweep) EXPECT_NEAR(static_cast<double>(n), 10000.0, 500.0);
 }
 
 }  // namespace
