@@ -76,11 +76,25 @@ class PartitionCounter {
   PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size, uint32_t sweeps,
                          std::vector<std::pair<W, uint32_t>>& solid) {
     PartitionOutcome out;
-    const size_t first = solid.size();
     sweeps_ = std::max(1u, sweeps);
-    for (sweep_ = 0; sweep_ < sweeps_; ++sweep_) count_sweep(part, size, out, solid);
-    if (sweeps_ > 1)  // each sweep's run is sorted; the runs together are not (in place: no second array)
-      std::sort(solid.begin() + static_cast<std::ptrdiff_t>(first), solid.end(), by_key);
+    runs_.assign(1, solid.size());
+    for (sweep_ = 0; sweep_ < sweeps_; ++sweep_) {
+      count_sweep(part, size, out, solid);
+      runs_.push_back(solid.size());
+    }
+    // Each sweep's run is sorted and no key is in two: merged pairwise
+    // (linear rounds, where sorting them all again took 3% of a run whose
+    // partitions went in up to 17 sweeps).
+    while (runs_.size() > 2) {
+      size_t kept = 1;
+      for (size_t i = 0; i + 2 < runs_.size(); i += 2, ++kept) {
+        const auto at = [&](size_t j) { return solid.begin() + static_cast<std::ptrdiff_t>(runs_[j]); };
+        std::inplace_merge(at(i), at(i + 1), at(i + 2), by_key);
+        runs_[kept] = runs_[i + 2];
+      }
+      if (runs_.size() % 2 == 0) runs_[kept++] = runs_.back();  // an odd run out, merged next round
+      runs_.resize(kept);
+    }
     return out;
   }
 
@@ -313,6 +327,7 @@ class PartitionCounter {
   bool list_full_ = false;                  // exact: more than the list may hold: recount
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
   std::vector<size_t> buckets_;             // collect's bucket offsets
+  std::vector<size_t> runs_;                // count's sweep run bounds in `solid`
 };
 
 }  // namespace kmerbloom::detail
