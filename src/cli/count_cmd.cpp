@@ -161,6 +161,14 @@ int run_count(CountArgs& a) {
     first_kmers();
     out->add(chunk);
   };
+  sink.begin_in_place = [&](uint64_t total) {
+    if (!out->begin_in_place(total)) return false;
+    first_kmers();  // before the merging threads write
+    return true;
+  };
+  sink.write_at = [&](uint64_t first, const PackedKmers& chunk, std::string& scratch) {
+    out->write_at(first, chunk, scratch);
+  };
   if (out->formats_apart()) {
     sink.format = [&](const PackedKmers& chunk, std::string& bytes) { out->format(chunk, bytes); };
     sink.write = [&](std::string_view bytes) {

@@ -172,6 +172,13 @@ struct PackedKmerSink {
   // order, instead of add taking the chunk.
   std::function<void(const PackedKmers& chunk, std::string& bytes)> format;
   std::function<void(std::string_view bytes)> write;
+  // Optional, both or neither: begin_in_place(total) after start, true when
+  // the output takes its chunks in place (KmerCountWriter::begin_in_place);
+  // then write_at(first, chunk, scratch) gets every chunk instead of add or
+  // write, from the merging threads at once, with the index of its first
+  // k-mer in the output.
+  std::function<bool(uint64_t total)> begin_in_place;
+  std::function<void(uint64_t first, const PackedKmers& chunk, std::string& scratch)> write_at;
 };
 
 struct CountHooks {

@@ -552,6 +552,13 @@ class Engine {
       total += n;
       widest = std::max(widest, n);
     }
+    // In place (KFF to a file): each range goes where its first k-mer's
+    // index puts it, written by the thread that merged it; no thread writes
+    // for the others, and no range waits for the one before.
+    const bool in_place = sink.begin_in_place && sink.write_at && sink.begin_in_place(total);
+    std::vector<uint64_t> first_of(R, 0);
+    for (uint32_t i = 1; i < R; ++i) first_of[i] = first_of[i - 1] + range_size(i - 1);
+    std::atomic<uint64_t> placed{0};
     const uint64_t budget = std::max(buffers / 2, o_.max_memory ? 0 : 2 * (threads + 1) * total / R * per_kmer);
     detail::SerialOrder<Chunk> order(std::max<uint64_t>(1, budget / (widest * per_kmer)));
     detail::FirstError error;
@@ -566,7 +573,17 @@ class Engine {
     auto work = [&] {
       try {
         RangeMerger m(*this, spool, cursor_entries);
+        Chunk own;
+        std::string scratch;
         for (uint32_t i; !failed && (i = next.fetch_add(1)) < R;) {
+          if (in_place) {
+            own.serial = i;
+            m.merge(i, own);
+            sink.write_at(first_of[i], own.kmers(o_.k), scratch);
+            placed.fetch_add(own.counts.size(), std::memory_order_relaxed);
+            units_done(own.counts.size());
+            continue;
+          }
           auto chunk = std::make_unique<Chunk>();
           chunk->serial = i;
           m.merge(i, *chunk);
@@ -590,6 +607,7 @@ class Engine {
     work();
     for (std::thread& t : helpers) t.join();
     error.rethrow();
+    r.solid += placed.load();
   }
 
   void finish(CountResult& r, const Spool& spool);

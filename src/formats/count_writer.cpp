@@ -77,6 +77,10 @@ class KffCountWriter final : public KmerCountWriter {
   void add(std::string_view kmer, uint64_t count) override { kff_.add(kmer, count); }
   void add(const PackedKmers& chunk) override { kff_.add(chunk); }
   void expect_largest_count(uint64_t largest) override { kff_.expect_largest_count(largest); }
+  bool begin_in_place(uint64_t total) override { return kff_.begin_in_place(total); }
+  void write_at(uint64_t first, const PackedKmers& chunk, std::string& scratch) const override {
+    kff_.write_at(first, chunk, scratch);
+  }
   void finish() override {
     kff_.finish();
     out_.commit();

@@ -32,6 +32,14 @@ class KmerCountWriter {
   virtual bool formats_apart() const { return false; }
   virtual void format(const PackedKmers& chunk, std::string& out) const { (void)chunk, (void)out; }
   virtual void write_formatted(std::string_view bytes) { (void)bytes; }
+  // Formats whose layout is known from the number of k-mers (KFF) may be
+  // written in place, chunks from any thread at once (KffWriter::begin_in_place,
+  // write_at): false when this one cannot (another format, an output that
+  // cannot seek, no k-mers).
+  virtual bool begin_in_place(uint64_t total) { (void)total; return false; }
+  virtual void write_at(uint64_t first, const PackedKmers& chunk, std::string& scratch) const {
+    (void)first, (void)chunk, (void)scratch;
+  }
   // Ends the file and moves it into place. Throws OutputError.
   virtual void finish() = 0;
 };

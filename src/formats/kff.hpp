@@ -82,7 +82,22 @@ class KffWriter {
   void finish();
   uint64_t kmers() const { return kmers_; }
 
+  // In place: when `total` k-mers (>= 1) are to come and the output takes
+  // writes at offsets, the file's layout is fixed now (sections of
+  // section_kmers, counts in the bytes expect_largest_count's bound takes),
+  // and write_at() puts the k-mers of index first.. first + chunk.n where
+  // they go, from any thread, in any order; finish() then writes the index
+  // and footer. The file is byte for byte the one add() would have written.
+  // False (nothing written) when the output cannot seek or total is 0.
+  bool begin_in_place(uint64_t total);
+  // One chunk of sorted k-mers (checked as add() checks them, within the
+  // chunk; chunks must not overlap and together hold the total, in order of
+  // their first index). `scratch` is the caller's, one a thread.
+  void write_at(uint64_t first, const PackedKmers& chunk, std::string& scratch) const;
+
  private:
+  uint64_t record_offset(uint64_t i) const;
+  void check_chunk(const PackedKmers& chunk, const uint8_t* prev) const;
   void flush_section();
   bool before(const uint8_t* a, const uint8_t* b) const;
   void write_vars(const std::vector<std::pair<std::string, uint64_t>>& vars);
@@ -100,6 +115,9 @@ class KffWriter {
   bool finished_ = false;
   uint64_t largest_ = UINT64_MAX;  // expect_largest_count's bound
   std::vector<uint8_t> section_;   // flush_section's bytes
+  // In place: the k-mers to come, where their first section starts, the
+  // bytes of a k-mer with its count, the largest count that fits them.
+  uint64_t total_ = 0, data_at_ = 0, record_ = 0, count_limit_ = 0;
 };
 
 // ------------------------------------------------------------------ readers

@@ -50,6 +50,7 @@ void KffWriter::emit(const void* data, size_t n) {
 
 void KffWriter::add(std::string_view kmer, uint64_t count) {
   if (finished_) throw std::logic_error("KffWriter::add after finish");
+  if (total_) throw std::logic_error("KffWriter::add in place");
   if (kmer.size() != o_.k)
     throw std::invalid_argument("KFF: k-mer of " + std::to_string(kmer.size()) + " bases, k is " + std::to_string(o_.k));
   if (count == 0) throw std::invalid_argument("KFF: count 0 for " + std::string(kmer));
@@ -88,6 +89,25 @@ void KffWriter::expect_largest_count(uint64_t largest) {
 
 void KffWriter::add(const PackedKmers& chunk) {
   if (finished_) throw std::logic_error("KffWriter::add after finish");
+  if (total_) throw std::logic_error("KffWriter::add in place");
+  for (size_t i = 0; i < chunk.n;) {
+    // Up to the end of the section: checked, then appended at once.
+    const size_t m = std::min<size_t>(chunk.n - i, o_.section_kmers - counts_.size());
+    const uint8_t* first = chunk.packed + i * kmer_bytes_;
+    check_chunk({chunk.k, first, chunk.counts + i, m}, kmers_ > 0 ? last_.data() : nullptr);
+    packed_.insert(packed_.end(), first, first + m * kmer_bytes_);
+    counts_.insert(counts_.end(), chunk.counts + i, chunk.counts + i + m);
+    std::memcpy(last_.data(), first + (m - 1) * kmer_bytes_, kmer_bytes_);
+    kmers_ += m;
+    i += m;
+    if (counts_.size() >= o_.section_kmers) flush_section();
+  }
+}
+
+// Each k-mer of `chunk` valid (no bits above its first base, a count of at
+// least 1, at most count_limit_ in place) and after the one before (`prev`
+// first, when given).
+void KffWriter::check_chunk(const PackedKmers& chunk, const uint8_t* prev) const {
   if (chunk.k != o_.k)
     throw std::invalid_argument("KFF: k-mers of " + std::to_string(chunk.k) + " bases, k is " + std::to_string(o_.k));
   const unsigned pad = static_cast<unsigned>(8 * kmer_bytes_ - 2 * o_.k);  // bits above the first base
@@ -96,26 +116,60 @@ void KffWriter::add(const PackedKmers& chunk) {
     decode_packed_kmer(p, o_.k, t.data());
     return t;
   };
-  for (size_t i = 0; i < chunk.n;) {
-    // Up to the end of the section: checked, then appended at once.
-    const size_t m = std::min<size_t>(chunk.n - i, o_.section_kmers - counts_.size());
-    const uint8_t* first = chunk.packed + i * kmer_bytes_;
-    const uint8_t* prev = kmers_ > 0 ? last_.data() : nullptr;
-    for (size_t j = 0; j < m; ++j) {
-      const uint8_t* p = first + j * kmer_bytes_;
-      if (pad && (p[0] >> (8 - pad)) != 0) throw std::invalid_argument("KFF: a packed k-mer with bits set above its first base");
-      if (chunk.counts[i + j] == 0) throw std::invalid_argument("KFF: count 0 for " + text(p));
-      if (prev && !before(prev, p))
-        throw std::invalid_argument("KFF: k-mers must come sorted and unique: " + text(p) + " is not after the one before");
-      prev = p;
-    }
-    packed_.insert(packed_.end(), first, first + m * kmer_bytes_);
-    counts_.insert(counts_.end(), chunk.counts + i, chunk.counts + i + m);
-    std::memcpy(last_.data(), first + (m - 1) * kmer_bytes_, kmer_bytes_);
-    kmers_ += m;
-    i += m;
-    if (counts_.size() >= o_.section_kmers) flush_section();
+  for (size_t j = 0; j < chunk.n; ++j) {
+    const uint8_t* p = chunk.packed + j * kmer_bytes_;
+    if (pad && (p[0] >> (8 - pad)) != 0) throw std::invalid_argument("KFF: a packed k-mer with bits set above its first base");
+    if (chunk.counts[j] == 0) throw std::invalid_argument("KFF: count 0 for " + text(p));
+    if (total_ && chunk.counts[j] > count_limit_)
+      throw std::invalid_argument("KFF: count " + std::to_string(chunk.counts[j]) + " of " + text(p) +
+                                  " above the bound given to expect_largest_count");
+    if (prev && !before(prev, p))
+      throw std::invalid_argument("KFF: k-mers must come sorted and unique: " + text(p) + " is not after the one before");
+    prev = p;
   }
+}
+
+bool KffWriter::begin_in_place(uint64_t total) {
+  if (kmers_ > 0 || total_ || finished_) throw std::logic_error("KffWriter::begin_in_place after the first k-mer");
+  if (total == 0 || !out_.writes_at_offsets()) return false;
+  // The scope flush_section opens for counts within the bound.
+  const unsigned width = std::max(1u, bytes_for(std::min<uint64_t>({o_.max_count, UINT32_MAX, largest_})));
+  write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});
+  scope_width_ = widest_ = width;
+  total_ = total;
+  data_at_ = written_;
+  record_ = kmer_bytes_ + width;
+  count_limit_ = width >= 8 ? UINT64_MAX : (uint64_t{1} << (8 * width)) - 1;
+  const uint64_t S = o_.section_kmers;
+  for (uint64_t first = 0; first < total; first += S) sections_.emplace_back('r', record_offset(first) - 9);
+  return true;
+}
+
+// File offset of k-mer i's bytes in place: past the sections before its own
+// and its section's header ('r' and the k-mer count, 9 bytes).
+uint64_t KffWriter::record_offset(uint64_t i) const {
+  const uint64_t S = o_.section_kmers;
+  return data_at_ + (i / S) * (9 + S * record_) + 9 + (i % S) * record_;
+}
+
+void KffWriter::write_at(uint64_t first, const PackedKmers& chunk, std::string& scratch) const {
+  if (!total_) throw std::logic_error("KffWriter::write_at before begin_in_place");
+  if (chunk.n == 0) return;
+  if (first + chunk.n > total_) throw std::logic_error("KffWriter::write_at past the k-mers announced");
+  check_chunk(chunk, nullptr);
+  const uint64_t S = o_.section_kmers;
+  const unsigned width = static_cast<unsigned>(record_ - kmer_bytes_);
+  scratch.clear();
+  for (size_t j = 0; j < chunk.n; ++j) {
+    const uint64_t i = first + j;
+    if (i % S == 0) {  // a section opens
+      scratch.push_back('r');
+      append_be(scratch, std::min(S, total_ - i), 8);
+    }
+    scratch.append(reinterpret_cast<const char*>(chunk.packed + j * kmer_bytes_), kmer_bytes_);
+    append_be(scratch, chunk.counts[j], width);
+  }
+  out_.write_at(first % S == 0 ? record_offset(first) - 9 : record_offset(first), scratch);
 }
 
 void KffWriter::write_vars(const std::vector<std::pair<std::string, uint64_t>>& vars) {
@@ -164,6 +218,12 @@ void KffWriter::flush_section() {
 
 void KffWriter::finish() {
   if (finished_) return;
+  if (total_) {  // in place: the data ends where the last section does
+    const uint64_t end = record_offset(total_ - 1) + record_;
+    out_.seek(end);
+    written_ = end;
+    kmers_ = total_;
+  }
   if (!counts_.empty() || scope_width_ == 0) flush_section();  // no k-mers at all: one empty section
   // Index of every section so far and of the footer, which follows it.
   const uint64_t index_at = written_;

@@ -206,6 +206,28 @@ void OutputFile::write_raw(const uint8_t* data, size_t n) {
   }
 }
 
+void OutputFile::write_at(uint64_t offset, std::string_view data) const {
+  if (!writes_at_offsets()) throw std::logic_error("OutputFile::write_at: " + path_ + " is not written at offsets");
+  const char* p = data.data();
+  size_t n = data.size();
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw OutputError(path_ + ": write failed: " + errno_text());
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset += static_cast<uint64_t>(w);
+  }
+}
+
+void OutputFile::seek(uint64_t offset) {
+  if (!writes_at_offsets()) throw std::logic_error("OutputFile::seek: " + path_ + " is not written at offsets");
+  flush_buffer();
+  if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) throw OutputError(path_ + ": seek failed: " + errno_text());
+}
+
 void OutputFile::flush_buffer() {
   const auto* data = reinterpret_cast<const uint8_t*>(buf_.get());
   if (!gz_) {

@@ -48,6 +48,16 @@ class OutputFile {
   }
   void advance(size_t n) { fill_ += n; }
 
+  // Writing at offsets, for writers that know where each part of the file
+  // goes before it is made (formats/kff.hpp): only to the temporary file of
+  // a regular path, not compressed (standard output, a FIFO or a device is
+  // written in place and may not seek). write_at may run on several threads
+  // at once, beside nothing else; seek() flushes what write() holds and
+  // makes write() go on at `offset`.
+  bool writes_at_offsets() const { return !gz_ && !temp_.empty(); }
+  void write_at(uint64_t offset, std::string_view data) const;
+  void seek(uint64_t offset);
+
   // Flushes, closes and moves the result into place. Throws OutputError.
   void commit();
   const std::string& path() const { return path_; }

@@ -13,6 +13,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -285,6 +286,71 @@ TEST_F(Kff, TheLargestCountSetsTheWidth) {
   // A count above the bound still goes out whole: its section widens.
   const Records over = {{"AAAA", 1}, {"AAAC", 70000}};
   EXPECT_EQ(read_all(write_kff_packed(path("o.kff"), over, {.k = 4}, 2, 255)), over);
+}
+
+// In place: the same records as chunks written at their offsets, in a
+// shuffled order from three threads at once, lay down the bytes that add()
+// does, whatever the sections' and chunks' sizes.
+TEST_F(Kff, ChunksWrittenInPlaceMakeTheSameFile) {
+  for (const unsigned k : {1u, 4u, 5u, 31u, 33u, 255u}) {
+    Records r = random_records(k, 200, k + 300);
+    uint64_t largest = 0;
+    for (auto& rec : r) largest = std::max(largest, rec.second = 1 + rec.second % UINT32_MAX);
+    const std::vector<uint8_t> packed = pack_records(r, k);
+    std::vector<uint32_t> counts;
+    for (const auto& rec : r) counts.push_back(static_cast<uint32_t>(rec.second));
+    const size_t bytes = (k + 3) / 4;
+    for (const uint64_t section : {uint64_t{1}, uint64_t{7}, uint64_t{1} << 17})
+      for (const size_t chunk : {size_t{1}, size_t{5}, size_t{64}, size_t{1000}}) {
+        const KffWriterOptions o{.k = k, .section_kmers = section};
+        const std::string want = get(write_kff_packed(path("seq.kff"), r, o, chunk, largest));
+        OutputFile out(path("at.kff"), false);
+        KffWriter w(out, o);
+        w.expect_largest_count(largest);
+        ASSERT_TRUE(w.begin_in_place(r.size()));
+        std::vector<size_t> firsts;
+        for (size_t i = 0; i < r.size(); i += chunk) firsts.push_back(i);
+        std::shuffle(firsts.begin(), firsts.end(), std::mt19937_64(k * 1000 + chunk));
+        std::vector<std::thread> threads;
+        for (size_t t = 0; t < 3; ++t)
+          threads.emplace_back([&, t] {
+            std::string scratch;
+            for (size_t j = t; j < firsts.size(); j += 3) {
+              const size_t i = firsts[j], n = std::min(chunk, r.size() - i);
+              w.write_at(i, PackedKmers{k, packed.data() + i * bytes, counts.data() + i, n}, scratch);
+            }
+          });
+        for (auto& th : threads) th.join();
+        w.finish();
+        out.commit();
+        EXPECT_EQ(get(path("at.kff")), want) << "k = " << k << ", sections of " << section << ", chunks of " << chunk;
+      }
+  }
+}
+
+// In place only where it can be, and checked as add() is.
+TEST_F(Kff, InPlaceIsRefusedOrCheckedWhereItCannotBe) {
+  const Records r = {{"ACG", 2}, {"CCA", 3}, {"GGT", 300}};
+  const std::vector<uint8_t> packed = pack_records(r, 3);
+  const uint32_t counts[] = {2, 3, 300};
+  {
+    OutputFile gz(path("x.kff.gz"));  // compressed: no offsets
+    KffWriter w(gz, {.k = 3});
+    EXPECT_FALSE(w.begin_in_place(3));
+    w.add(PackedKmers{3, packed.data(), counts, 3});  // still written in order
+  }
+  OutputFile out(path("x.kff"), false);
+  KffWriter w(out, {.k = 3});
+  w.expect_largest_count(255);
+  EXPECT_FALSE(w.begin_in_place(0));  // no k-mers: the ordinary empty file
+  ASSERT_TRUE(w.begin_in_place(3));
+  std::string scratch;
+  EXPECT_THROW(w.write_at(2, PackedKmers{3, packed.data() + 2, counts + 2, 1}, scratch), std::invalid_argument);  // 300 > 255
+  EXPECT_THROW(w.write_at(2, PackedKmers{3, packed.data() + 1, counts + 1, 2}, scratch), std::logic_error);  // past the 3
+  const uint8_t swapped[] = {packed[1], packed[0]};
+  EXPECT_THROW(w.write_at(0, PackedKmers{3, swapped, counts, 2}, scratch), std::invalid_argument);  // unsorted
+  EXPECT_THROW(w.add(PackedKmers{3, packed.data(), counts, 1}), std::logic_error);
+  EXPECT_THROW(w.add("ACG", 2), std::logic_error);
 }
 
 TEST_F(Kff, PackedChunksAreChecked) {
