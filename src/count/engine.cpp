@@ -108,8 +108,7 @@ class Engine {
     so.slot_bytes = plan_.block_bytes;
     so.disk_limit = o_.tmp_disk_limit;
     Spool spool(so);
-    tagged_ = plan_.tagged && files_.empty();  // bin files' records carry no tags
-    PartitionStore store(plan_.partitions, spool, tagged_);
+    PartitionStore store(plan_.partitions, spool, plan_.tagged);
     log("plan: " + std::to_string(plan_.partitions) + " partitions for " +
         (est.occurrences ? "about " + std::to_string(est.occurrences) + " k-mer occurrences (sampled) and " : std::string()) +
         format_megabytes(plan_.cache_bytes) +
@@ -283,7 +282,6 @@ class Engine {
     } else {
       part.data.clear();
       part.fragments.clear();
-      part.tagged = false;
       for (size_t i = 0; i < files_.size(); ++i) files_[i].append_bin(bins_[p], i, part);
     }
     solid.clear();
@@ -304,7 +302,7 @@ class Engine {
   // at its compound rate; the table by doubling): sized from the assumed
   // ratios, a pilot partition of 1.7 M occurrences took a table of 12.6 MB.
   PartitionSizing sizing_of(uint32_t p, bool measured, uint32_t& sweeps) const {
-    sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes, tagged_) : 1;
+    sweeps = measured ? sweeps_for(kmers_[p], distinct_ratio_, table_ratio_, o_.k, plan_.cache_bytes, plan_.tagged) : 1;
     PartitionSizing s = size_partition((kmers_[p] + sweeps - 1) / sweeps, distinct_ratio_, table_ratio_);
     if (!measured) {
       const double target = kCacheMultiple * static_cast<double>(plan_.cache_bytes);
@@ -547,8 +545,10 @@ class Engine {
     const size_t cursor_entries = buffers / 2 / (uint64_t{threads} * plan_.partitions * kEntry);
     const uint64_t per_kmer = (o_.k + 3) / 4 + sizeof(uint32_t) + (apart ? o_.k + 8 : 0);  // formatted: about k + 8 more
     uint64_t total = 0, widest = 1;
+    std::vector<uint64_t> first_of(R);  // the index of each range's first k-mer in the output
     for (uint32_t i = 0; i < R; ++i) {
       const uint64_t n = range_size(i);
+      first_of[i] = total;
       total += n;
       widest = std::max(widest, n);
     }
@@ -556,8 +556,6 @@ class Engine {
     // index puts it, written by the thread that merged it; no thread writes
     // for the others, and no range waits for the one before.
     const bool in_place = sink.begin_in_place && sink.write_at && sink.begin_in_place(total);
-    std::vector<uint64_t> first_of(R, 0);
-    for (uint32_t i = 1; i < R; ++i) first_of[i] = first_of[i - 1] + range_size(i - 1);
     std::atomic<uint64_t> placed{0};
     const uint64_t budget = std::max(buffers / 2, o_.max_memory ? 0 : 2 * (threads + 1) * total / R * per_kmer);
     detail::SerialOrder<Chunk> order(std::max<uint64_t>(1, budget / (widest * per_kmer)));
@@ -577,7 +575,6 @@ class Engine {
         std::string scratch;
         for (uint32_t i; !failed && (i = next.fetch_add(1)) < R;) {
           if (in_place) {
-            own.serial = i;
             m.merge(i, own);
             sink.write_at(first_of[i], own.kmers(o_.k), scratch);
             placed.fetch_add(own.counts.size(), std::memory_order_relaxed);
@@ -617,7 +614,6 @@ class Engine {
   std::vector<detail::BinFile> files_;  // bin files given as the input
   std::vector<uint32_t> bins_;          // partition p counts bin bins_[p] of each
   CountPlan plan_;
-  bool tagged_ = false;  // the spooled records carry their minimizer's tag
   std::vector<uint64_t> kmers_;  // occurrences spooled per partition
   std::vector<PartitionOutcome> outcomes_;
   std::vector<std::vector<Spool::Block>> runs_;  // per partition, its sorted solid k-mers
@@ -663,7 +659,7 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
   pr.minimizer = plan_.minimizer;
   pr.cache_bytes = plan_.cache_bytes;
   pr.cache_source = cache_source();
-  pr.tagged = tagged_;
+  pr.tagged = plan_.tagged;
   for (uint32_t p = 0; p < plan_.partitions; ++p) {
     const PartitionOutcome& po = outcomes_[p];
     r.input.kmers += po.kmers;

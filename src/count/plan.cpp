@@ -55,10 +55,12 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
   p.gated = o.gated();
   p.cache_bytes = e.cache_bytes ? e.cache_bytes : kFallbackCache;
-  p.partitions = e.bins ? e.bins : partitions_for(e.occurrences ? e.occurrences : e.input_bytes, o.k, p.cache_bytes);
   const uint64_t sized_by = e.occurrences ? e.occurrences : e.input_bytes;
-  p.tagged = o.sweep_tags.value_or(e.bins == 0 && (sized_by == 0 || partitions_wanted(sized_by, o.k, p.cache_bytes) >
-                                                                         kMaxPartitions));
+  p.partitions = e.bins ? e.bins : partitions_for(sized_by, o.k, p.cache_bytes);
+  // Never for the bin step (its bins are given) nor for bin files, whose
+  // records carry no tags, even when CountOptions::sweep_tags asks.
+  const bool outgrown = sized_by == 0 || partitions_wanted(sized_by, o.k, p.cache_bytes) > kMaxPartitions;
+  p.tagged = !e.from_bins && o.sweep_tags.value_or(e.bins == 0 && outgrown);
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : kExactFpr;
   p.first_share = 0.8;

@@ -96,6 +96,7 @@ class KffWriter {
   void write_at(uint64_t first, const PackedKmers& chunk, std::string& scratch) const;
 
  private:
+  unsigned file_width() const;
   uint64_t record_offset(uint64_t i) const;
   void check_chunk(const PackedKmers& chunk, const uint8_t* prev) const;
   void flush_section();

@@ -132,8 +132,7 @@ void KffWriter::check_chunk(const PackedKmers& chunk, const uint8_t* prev) const
 bool KffWriter::begin_in_place(uint64_t total) {
   if (kmers_ > 0 || total_ || finished_) throw std::logic_error("KffWriter::begin_in_place after the first k-mer");
   if (total == 0 || !out_.writes_at_offsets()) return false;
-  // The scope flush_section opens for counts within the bound.
-  const unsigned width = std::max(1u, bytes_for(std::min<uint64_t>({o_.max_count, UINT32_MAX, largest_})));
+  const unsigned width = file_width();  // the scope flush_section opens for counts within the bound
   write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});
   scope_width_ = widest_ = width;
   total_ = total;
@@ -183,17 +182,21 @@ void KffWriter::write_vars(const std::vector<std::pair<std::string, uint64_t>>& 
   emit(s.data(), s.size());
 }
 
+// One width for the whole file, as KMC writes it (kmc_tools 3.2's sorted
+// dump reads every section with the first one's): the bytes of the largest
+// count the file may hold (max_count, or the bound expect_largest_count
+// gave, at most KMC's 32-bit counters).
+unsigned KffWriter::file_width() const {
+  return std::max(1u, bytes_for(std::min<uint64_t>({o_.max_count, UINT32_MAX, largest_})));
+}
+
 void KffWriter::flush_section() {
   const uint64_t n = counts_.size();
   uint64_t largest = 0;
   for (const uint64_t c : counts_) largest = std::max(largest, c);
-  // One width for the whole file, as KMC writes it (kmc_tools 3.2's sorted dump reads every
-  // section with the first one's): the bytes of the largest count the file
-  // may hold (max_count, or the bound expect_largest_count gave, at most
-  // KMC's 32-bit counters); wider only for a
-  // section whose counts need more (sums of merged counts above 2^32).
-  const unsigned file_width = std::max(1u, bytes_for(std::min<uint64_t>({o_.max_count, UINT32_MAX, largest_})));
-  const unsigned width = std::max({file_width, bytes_for(largest), scope_width_});
+  // file_width, wider only for a section whose counts need more (sums of
+  // merged counts above 2^32).
+  const unsigned width = std::max({file_width(), bytes_for(largest), scope_width_});
   if (width != scope_width_) {
     write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});
     scope_width_ = width;

@@ -35,13 +35,9 @@ constexpr uint64_t minimizer_hash(uint64_t mmer) { return mix64(mmer ^ 0x5bd1e99
 
 // The partition (0..partitions-1) of a minimizer hash: minimizer hashes are
 // minima, so their high bits are mostly zero; mix again before the fastrange.
-constexpr uint32_t minimizer_partition(uint64_t minimizer, uint32_t partitions) {
-  return static_cast<uint32_t>((static_cast<u128>(mix64(minimizer + 0x9e3779b97f4a7c15ULL)) * partitions) >> 64);
-}
-
-// The partition of a minimizer and its tag, 8 more bits of the same
-// product (uniform in 0..255, and the same for every occurrence of a k-mer):
-// a partition too large for the cache is counted in sweeps of tag ranges.
+// The tag is 8 more bits of the same product (uniform in 0..255, and the
+// same for every occurrence of a k-mer): a partition too large for the cache
+// is counted in sweeps of tag ranges.
 struct MinimizerPlace {
   uint32_t partition;
   uint8_t tag;
@@ -49,6 +45,9 @@ struct MinimizerPlace {
 constexpr MinimizerPlace minimizer_place(uint64_t minimizer, uint32_t partitions) {
   const u128 x = static_cast<u128>(mix64(minimizer + 0x9e3779b97f4a7c15ULL)) * partitions;
   return {static_cast<uint32_t>(x >> 64), static_cast<uint8_t>(static_cast<uint64_t>(x) >> 56)};
+}
+constexpr uint32_t minimizer_partition(uint64_t minimizer, uint32_t partitions) {
+  return minimizer_place(minimizer, partitions).partition;
 }
 
 class SuperKmerSplitter {
