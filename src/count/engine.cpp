@@ -287,7 +287,7 @@ class Engine {
     solid.clear();
     uint32_t sweeps = 1;
     const PartitionSizing size = sizing_of(p, measured, sweeps);
-    outcomes_[p] = counter.count(part, size, sweeps, solid);
+    outcomes_[p] = counter.count(part, kmers_[p], size, sweeps, solid);
     outcomes_[p].solid = solid.size();
     outcomes_[p].sweeps = sweeps;
     write_run(store.spool(), p, solid);
@@ -666,6 +666,7 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
     r.distinct += po.distinct;
     r.table_keys += po.table_keys;
     pr.split += po.sweeps > 1;
+    pr.recounted += po.recounted;
     pr.max_sweeps = std::max(pr.max_sweeps, po.sweeps);
     if (po.kmers > pr.max_kmers || p == 0) {
       pr.max_kmers = po.kmers;

@@ -34,6 +34,7 @@ struct PartitionOutcome {
   uint64_t table_keys = 0;
   uint64_t bloom_capacity = 0;  // the first layer's (summed over the sweeps)
   uint32_t sweeps = 1;          // sweep_of ranges it was counted in
+  bool recounted = false;       // exact: its first sightings outgrew the list (read twice)
 };
 
 // Sums over the partitions one thread counted (integers: any order).
@@ -72,10 +73,12 @@ class PartitionCounter {
   // that outgrew the cache is counted in parts that fit it, each reading the
   // partition's records again, and decoding them all when they carry no
   // tags); appends its reported k-mers,
-  // sorted, with their counts, to `solid`.
-  PartitionOutcome count(const LoadedPartition& part, const PartitionSizing& size, uint32_t sweeps,
-                         std::vector<std::pair<W, uint32_t>>& solid) {
+  // sorted, with their counts, to `solid`. `occurrences`: the partition's
+  // k-mer occurrences, which bound its first sightings.
+  PartitionOutcome count(const LoadedPartition& part, uint64_t occurrences, const PartitionSizing& size,
+                         uint32_t sweeps, std::vector<std::pair<W, uint32_t>>& solid) {
     PartitionOutcome out;
+    occurrences_ = occurrences;
     sweeps_ = std::max(1u, sweeps);
     runs_.assign(1, solid.size());
     for (sweep_ = 0; sweep_ < sweeps_; ++sweep_) {
@@ -116,7 +119,8 @@ class PartitionCounter {
       bp.growth = o_.bloom_growth;
       bp.initial_capacity = size.bloom_capacity;
       ScalableBloom bloom(bp);
-      out.kmers += gate(part, bloom, size.bloom_capacity);
+      out.kmers += gate(part, bloom);
+      out.recounted |= list_full_;
       const uint64_t once = list_full_ ? recount(part) : settle_turned_away();
       t_.histogram[1] += once;
       out.distinct += once;
@@ -194,14 +198,14 @@ class PartitionCounter {
   }
 
   // The partition through the gate, counting the table's keys; returns the
-  // occurrences seen. `expected` distinct k-mers were planned for.
-  uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom, uint64_t expected) {
+  // occurrences seen.
+  uint64_t gate(const LoadedPartition& part, ScalableBloom& bloom) {
     uint64_t rejected = 0;
     turned_away_.clear();
     list_full_ = false;
     const uint64_t list_cap = o_.first_sightings_bytes ? *o_.first_sightings_bytes / sizeof(W)
                               : o_.max_memory         ? kFirstSightingsBytes / sizeof(W)
-                                                      : std::max(kFirstSightingsBytes / sizeof(W), expected);
+                                                      : std::max(kFirstSightingsBytes / sizeof(W), occurrences_);
     const auto prefetch = [&](uint64_t h) {
       table_.prefetch(h);
       bloom.prefetch(h);
@@ -325,6 +329,7 @@ class PartitionCounter {
   PartitionTable<W> table_;
   std::vector<W> turned_away_;              // exact: the same keys, to settle the counts
   bool list_full_ = false;                  // exact: more than the list may hold: recount
+  uint64_t occurrences_ = 0;                // the partition's k-mer occurrences
   uint32_t sweeps_ = 1, sweep_ = 0;         // the partition's sweeps, the one running
   std::vector<size_t> buckets_;             // collect's bucket offsets
   std::vector<size_t> runs_;                // count's sweep run bounds in `solid`

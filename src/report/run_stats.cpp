@@ -84,6 +84,7 @@ json partitions_json(const PartitionReport& p) {
           {"split", p.split},
           {"max_sweeps", p.max_sweeps},
           {"tagged", p.tagged},
+          {"recounted", p.recounted},
           {"mean_kmers", p.mean_kmers},
           {"most_loaded", {{"index", p.max_index},
                            {"kmers", p.max_kmers},

@@ -320,6 +320,35 @@ TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
   EXPECT_SAME(recounted.result.histogram, hist);
   EXPECT_SAME(listed.text, recounted.text);
   EXPECT_SAME(listed.result.histogram, recounted.result.histogram);
+  EXPECT_EQ(listed.result.partitions.recounted, 0u);
+  EXPECT_EQ(recounted.result.partitions.recounted, recounted.result.partitions.count);
+}
+
+// Without -M a partition keeps all its first sightings, however far its
+// distinct k-mers pass what its filter was sized for: 64 partitions of
+// some 380,000 distinct k-mers each (more than the list's floor,
+// kFirstSightingsBytes) sized for 1,000 k-mers in all (--expected) are not
+// recounted, and count what a recount of every partition counts.
+TEST(CountPartitions, WithoutABudgetNoPartitionIsRecounted) {
+  std::mt19937_64 rng(12);
+  std::string genome(24'000'000, 'A');
+  for (auto& c : genome) c = "ACGT"[rng() % 4];
+  const fs::path in = write_fasta({genome, genome.substr(0, 500'000)}, "partitions_no_recount.fa");
+  CountOptions o = options(in, 31, 2);
+  o.batch_bases = 1u << 19;
+  o.cache_bytes = 1u << 20;
+  o.expected_kmers = 1000;
+  const Counted kept = run(o);
+  EXPECT_EQ(kept.result.partitions.count, 64u);
+  EXPECT_GT(kept.result.partitions.max_kmers, kFirstSightingsBytes / 8);
+  EXPECT_EQ(kept.result.partitions.recounted, 0u);
+  o.first_sightings_bytes = 0;
+  const Counted recounted = run(o);
+  EXPECT_EQ(recounted.result.partitions.recounted, 64u);
+  EXPECT_SAME(kept.text, recounted.text);
+  EXPECT_SAME(kept.result.histogram, recounted.result.histogram);
+  EXPECT_EQ(kept.result.distinct, genome.size() - 30);
+  fs::remove(in);
 }
 
 // A cache planted far smaller than the partitions (the pilot measures them
