@@ -52,6 +52,11 @@ struct CountOptions : ReadSetOptions {
   // Testing: spooled records tagged for sweeps (CountPlan::tagged) or not;
   // unset: as the plan decides.
   std::optional<bool> sweep_tags;
+  // Testing: the merge sorts each key range of 64-bit keys, the partitions'
+  // runs grouped by range (CountPlan::grouped_runs), or merges their sorted
+  // runs with a loser tree; unset: grouped without -M, and under -M sorted
+  // runs, merged unless the widest range fits the sort's buffers.
+  std::optional<bool> sort_ranges;
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a

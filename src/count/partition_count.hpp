@@ -88,11 +88,17 @@ class PartitionCounter {
     // Each sweep's run is sorted and no key is in two: merged pairwise
     // (linear rounds, where sorting them all again took 3% of a run whose
     // partitions went in up to 17 sweeps).
+    const unsigned range_shift = 2 * shape_.k - merge_range_bits(shape_.k);  // grouped runs: by range only
+    const auto by_range = [range_shift](const auto& a, const auto& b) {
+      if constexpr (std::is_same_v<W, uint64_t>) return (a.first >> range_shift) < (b.first >> range_shift);
+      else return a.first < b.first;
+    };
     while (runs_.size() > 2) {
       size_t kept = 1;
       for (size_t i = 0; i + 2 < runs_.size(); i += 2, ++kept) {
         const auto at = [&](size_t j) { return solid.begin() + static_cast<std::ptrdiff_t>(runs_[j]); };
-        std::inplace_merge(at(i), at(i + 1), at(i + 2), by_key);
+        if (plan_.grouped_runs) std::inplace_merge(at(i), at(i + 1), at(i + 2), by_range);
+        else std::inplace_merge(at(i), at(i + 1), at(i + 2), by_key);
         runs_[kept] = runs_[i + 2];
       }
       if (runs_.size() % 2 == 0) runs_[kept++] = runs_.back();  // an odd run out, merged next round
@@ -288,12 +294,15 @@ class PartitionCounter {
   // reported), then each bucket is sorted in cache. One bucket for small
   // tables and for k > 31. On HiFi-like reads' partitions (some 200,000
   // reported k-mers each, past L2) sorting them in place after collecting
-  // took 16% of the run, std::sort alone 8%.
+  // took 16% of the run, std::sort alone 8%. Grouped runs
+  // (CountPlan::grouped_runs) take one bucket a merge range and no sort.
   void collect(PartitionOutcome& out, std::vector<std::pair<W, uint32_t>>& solid) {
     const uint64_t top = o_.histo_max + 1, lo = o_.min_count, hi = o_.max_count;
     const auto reported = [&](uint64_t c) { return c >= lo && c <= hi; };
     const uint64_t keys = table_.size();
-    const unsigned bits = std::is_same_v<W, uint64_t> && keys >= 4096
+    const bool grouped = std::is_same_v<W, uint64_t> && plan_.grouped_runs;
+    const unsigned bits = grouped ? merge_range_bits(shape_.k)
+                          : std::is_same_v<W, uint64_t> && keys >= 4096
                               ? std::min(2 * shape_.k, std::clamp(static_cast<unsigned>(std::bit_width(keys / 32)), 1u, 16u))
                               : 0;
     const unsigned shift = 2 * shape_.k - bits;  // a k-mer of k <= 31 has no bits from 2k up: bucket 0 when bits is 0
@@ -319,7 +328,8 @@ class PartitionCounter {
     table_.for_each([&](W km, uint32_t c) {
       if (reported(c)) e[next[bucket(km)]++] = {km, c};
     });
-    for (size_t b = 0; b < nb; ++b) std::sort(e + start[b], e + start[b + 1], by_key);
+    if (!grouped)
+      for (size_t b = 0; b < nb; ++b) std::sort(e + start[b], e + start[b + 1], by_key);
   }
 
   const CountOptions& o_;

@@ -31,6 +31,11 @@ struct CountPlan {
   // others instead of decoding and hashing their k-mers. One byte a record
   // (some 9% of the spooled bytes of 150 bp reads) otherwise not spent.
   bool tagged = false;
+  // A partition's reported k-mers are grouped by merge range, not sorted:
+  // the merge sorts each range of every partition at once (64-bit keys,
+  // k <= 31, without -M; under -M the merge may have to merge sorted runs
+  // with the memory of a cursor each).
+  bool grouped_runs = false;
   unsigned minimizer = 0;  // minimizer length m
   uint64_t cache_bytes = 0;       // L2 bytes of a counting thread the partitions are sized for
   double fpr = 0;          // compound false-positive target of each partition's filter
@@ -74,6 +79,8 @@ inline constexpr double kExactFpr = 0.03;
 inline constexpr uint32_t kRunBlockBytes = 16u << 10;
 // The merge's key ranges at most (by the first 5 bases), merged in parallel.
 inline constexpr uint32_t kMergeRanges = 1024;
+// The bits of a k-mer that name its merge range: those of its first min(k, 5) bases.
+inline constexpr unsigned merge_range_bits(unsigned k) { return 2 * (k < 5 ? k : 5); }
 
 // How many times the partitions of k <= 31 a run at k takes (1, 2, 3, 6): a
 // table slot holds the key's words and a 32-bit count, 12 bytes for one word
