@@ -54,9 +54,11 @@ struct CountOptions : ReadSetOptions {
   std::optional<bool> sweep_tags;
   // Testing: the merge sorts each key range of 64-bit keys, the partitions'
   // runs grouped by range (CountPlan::grouped_runs), or merges their sorted
-  // runs with a loser tree; unset: grouped without -M, and under -M sorted
-  // runs, merged unless the widest range fits the sort's buffers.
+  // runs with a loser tree (as for wider keys); unset: sorts.
   std::optional<bool> sort_ranges;
+  // Testing: the bytes of sort buffers a merging thread holds (a range of
+  // more k-mers than a sixteenth of it is sorted in slices); unset: planned.
+  std::optional<uint64_t> sort_bytes;
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a
@@ -132,6 +134,13 @@ struct SpoolReport {
   uint64_t disk_bytes = 0;      // bytes written to temporary files
 };
 
+// How the merge put the key ranges in order.
+struct MergeReport {
+  uint32_t ranges = 0;   // key ranges, by the first min(k, 5) bases
+  bool sorted = false;   // each sorted whole (k <= 31), else merged from sorted runs
+  uint64_t sliced = 0;   // ranges sorted in slices, past a thread's sort buffers
+};
+
 struct CountResult {
   InputSummary input;
   SizingReport sizing;
@@ -153,6 +162,7 @@ struct CountResult {
   unsigned passes = 1;      // reads of the input
   BloomReport bloom;        // layers summed over the partitions' filters
   PartitionReport partitions;
+  MergeReport merge;
   SpoolReport spool;
   std::vector<double> pass_seconds;
 };

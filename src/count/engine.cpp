@@ -527,28 +527,58 @@ class Engine {
 
   // One key range of every partition's run, of 64-bit keys, put in order
   // by a sort instead of a merge: each run's stretch of the range is read
-  // once into words of the key's bits below the range's, shifted up, with
-  // the count in the bits below them (a count that does not fit is kept
-  // apart, in key order), and the words are sorted by their key bits with
-  // a least-significant-digit radix sort (five passes of 11 bits for k =
-  // 31) in a buffer that fits a core's L2 or so (some 140,000 k-mers a
-  // range on 3 Gbp of pairs). Against the loser tree, no comparison per
-  // level of P runs: the output is the same.
+  // into words of the key's bits below the range's, shifted up, with the
+  // count in the bits below them (a count that does not fit is kept apart,
+  // in key order), and the words are sorted by their key bits with a
+  // least-significant-digit radix sort (five passes of 11 bits for k = 31)
+  // in a buffer that fits a core's L2 or so (some 140,000 k-mers a range on
+  // 3 Gbp of pairs). A range of more words than the thread's sort buffers
+  // hold (`max_words`) is sorted in slices by its next key bits, each slice
+  // reading the range's stretches again. Against the loser tree, no
+  // comparison per level of P runs: the output is the same.
   class RangeSorter {
    public:
-    RangeSorter(Engine& e, const Spool& spool)
-        : e_(e), spool_(spool), key_bytes_(e.run_key_bytes()),
+    RangeSorter(Engine& e, const Spool& spool, uint64_t max_words, std::atomic<uint64_t>& sliced)
+        : e_(e), spool_(spool), sliced_(sliced), key_bytes_(e.run_key_bytes()),
           low_(2 * e.o_.k - e.range_bits()), count_bits_(std::min(32u, 64 - low_)),
-          count_mask_((uint64_t{1} << count_bits_) - 1),
+          count_mask_((uint64_t{1} << count_bits_) - 1), max_words_(std::max<uint64_t>(1, max_words)),
           buf_(kRunBlockBytes + sizeof(uint64_t)) {}
 
     // Range r's k-mers, in order, packed into `out` (sized to fit them).
     void merge(uint32_t r, Chunk& out) {
       const uint64_t n = e_.range_size(r);
+      const unsigned bytes = (e_.o_.k + 3) / 4;
+      out.packed.resize(n * bytes);
+      out.counts.resize(n);
+      const unsigned slice_bits =
+          n <= max_words_ ? 0 : std::min<unsigned>(low_, static_cast<unsigned>(std::bit_width((n - 1) / max_words_)));
+      uint64_t done = 0;
+      for (uint64_t slice = 0; slice < (uint64_t{1} << slice_bits); ++slice) {
+        load(r, low_ - slice_bits, slice);
+        radix_sort();
+        std::sort(apart_.begin(), apart_.end());
+        const uint64_t top = uint64_t{r} << low_;
+        uint8_t* to = out.packed.data() + done * bytes;
+        size_t next_apart = 0;
+        for (const uint64_t word : words_) {
+          pack_kmer_to(top | (low_ ? word >> count_bits_ : 0), bytes, to);
+          to += bytes;
+          const uint64_t count = word & count_mask_;
+          out.counts[done++] = count == count_mask_ ? apart_[next_apart++].second : static_cast<uint32_t>(count);
+        }
+      }
+      if (slice_bits) sliced_.fetch_add(1, std::memory_order_relaxed);
+    }
+
+   private:
+    static constexpr unsigned kDigitBits = 11;
+
+    // The words of range r whose key bits from `shift` up are `slice`, into
+    // words_; their counts that do not fit into apart_.
+    void load(uint32_t r, unsigned shift, uint64_t slice) {
       const uint64_t low_mask = low_ ? ~uint64_t{0} >> (64 - low_) : 0;
-      words_.resize(n);
+      words_.clear();
       apart_.clear();
-      uint64_t* w = words_.data();
       for (uint32_t p = 0; p < e_.plan_.partitions; ++p) {
         const size_t entry = e_.run_entry_bytes(p), per_block = e_.run_block_entries(p);
         const unsigned cb = e_.count_bytes_[p];
@@ -564,37 +594,18 @@ class Engine {
             std::memcpy(&key, from, sizeof key);  // the buffer has a word of room past its entries
             std::memcpy(&count, from + key_bytes_, cb);
             key &= low_mask;
+            if ((key >> shift) != slice) continue;
             if (count >= count_mask_) apart_.emplace_back(key, count);
-            *w++ = key << count_bits_ | std::min<uint64_t>(count, count_mask_);
+            words_.push_back(key << count_bits_ | std::min<uint64_t>(count, count_mask_));
           }
           at += m;
         }
       }
-      radix_sort(n);
-      std::sort(apart_.begin(), apart_.end());
-      const unsigned bytes = (e_.o_.k + 3) / 4;
-      out.packed.resize(n * bytes);
-      out.counts.resize(n);
-      const uint64_t top = uint64_t{r} << low_;
-      uint8_t* to = out.packed.data();
-      size_t next_apart = 0;
-      for (uint64_t i = 0; i < n; ++i, to += bytes) {
-        const uint64_t word = words_[i];
-        pack_kmer_to(top | (low_ ? word >> count_bits_ : 0), bytes, to);
-        const uint64_t count = word & count_mask_;
-        out.counts[i] = count == count_mask_ ? apart_[next_apart++].second : static_cast<uint32_t>(count);
-      }
     }
 
-    // The most entries a range may hold for `bytes` of a thread's sort
-    // buffers.
-    static uint64_t fits(uint64_t bytes) { return bytes / (2 * sizeof(uint64_t)); }
-
-   private:
-    static constexpr unsigned kDigitBits = 11;
-
-    // words_[0, n) by their key bits (unique there).
-    void radix_sort(uint64_t n) {
+    // words_ by their key bits (unique there).
+    void radix_sort() {
+      const uint64_t n = words_.size();
       const unsigned bits = low_;
       if (n < 2 || bits == 0) return;
       if (n < 256) {
@@ -624,9 +635,11 @@ class Engine {
 
     Engine& e_;
     const Spool& spool_;
+    std::atomic<uint64_t>& sliced_;    // ranges sorted in more than one slice, all threads
     const size_t key_bytes_;
     const unsigned low_, count_bits_;  // key bits below the range's; count bits below them in a word
     const uint64_t count_mask_;        // a count that fits: below it; else it is kept apart
+    const uint64_t max_words_;         // words a slice holds, about
     std::vector<uint8_t> buf_;         // one read of a run
     std::vector<uint64_t> words_, other_, counts_;
     std::vector<std::pair<uint64_t, uint32_t>> apart_;  // (key bits, count) of counts that do not fit
@@ -675,12 +688,15 @@ class Engine {
       r.solid += chunk.counts.size();
       units_done(chunk.counts.size());
     };
-    // Ranges of 64-bit keys are sorted (RangeSorter) unless, under -M, the
-    // widest does not fit its share of the buffers (the cursors' half); the
-    // sorter holds 16 bytes a k-mer of the range, its output 12 more.
-    bool sorted = false;
-    if constexpr (std::is_same_v<W, uint64_t>)
-      sorted = plan_.grouped_runs || (o_.sort_ranges.value_or(true) && RangeSorter::fits(buffers / 2 / threads) >= widest);
+    // Ranges of 64-bit keys are sorted (RangeSorter; the runs are grouped)
+    // in slices of at most the cursors' half of the buffers a thread under
+    // -M, and of kMergeSortBytes or that without (16 bytes a k-mer; the
+    // range's output takes 12 more).
+    const bool sorted = plan_.grouped_runs;
+    const uint64_t cursors_share = buffers / 2 / threads;
+    const uint64_t sort_bytes =
+        o_.sort_bytes.value_or(o_.max_memory ? cursors_share : std::max(cursors_share, kMergeSortBytes));
+    std::atomic<uint64_t> sliced{0};
     auto merge_ranges = [&](auto&& make) {
       try {
         auto m = make();
@@ -708,7 +724,7 @@ class Engine {
     };
     auto work = [&] {
       if constexpr (std::is_same_v<W, uint64_t>)
-        if (sorted) return merge_ranges([&] { return RangeSorter(*this, spool); });
+        if (sorted) return merge_ranges([&] { return RangeSorter(*this, spool, sort_bytes / 16, sliced); });
       merge_ranges([&] { return RangeMerger(*this, spool, cursor_entries); });
     };
     std::vector<std::thread> helpers;
@@ -723,6 +739,9 @@ class Engine {
     for (std::thread& t : helpers) t.join();
     error.rethrow();
     r.solid += placed.load();
+    r.merge.sorted = sorted;
+    r.merge.ranges = R;
+    r.merge.sliced = sliced.load();
   }
 
   void finish(CountResult& r, const Spool& spool);

@@ -61,7 +61,7 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   // records carry no tags, even when CountOptions::sweep_tags asks.
   const bool outgrown = sized_by == 0 || partitions_wanted(sized_by, o.k, p.cache_bytes) > kMaxPartitions;
   p.tagged = !e.from_bins && o.sweep_tags.value_or(e.bins == 0 && outgrown);
-  p.grouped_runs = o.k <= kMaxSmallK && o.sort_ranges.value_or(!o.max_memory);
+  p.grouped_runs = o.k <= kMaxSmallK && o.sort_ranges.value_or(true);
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : kExactFpr;
   p.first_share = 0.8;

@@ -33,8 +33,7 @@ struct CountPlan {
   bool tagged = false;
   // A partition's reported k-mers are grouped by merge range, not sorted:
   // the merge sorts each range of every partition at once (64-bit keys,
-  // k <= 31, without -M; under -M the merge may have to merge sorted runs
-  // with the memory of a cursor each).
+  // k <= 31); wider keys are sorted in their runs and merged.
   bool grouped_runs = false;
   unsigned minimizer = 0;  // minimizer length m
   uint64_t cache_bytes = 0;       // L2 bytes of a counting thread the partitions are sized for
@@ -79,6 +78,10 @@ inline constexpr double kExactFpr = 0.03;
 inline constexpr uint32_t kRunBlockBytes = 16u << 10;
 // The merge's key ranges at most (by the first 5 bases), merged in parallel.
 inline constexpr uint32_t kMergeRanges = 1024;
+// Sort buffers a merging thread may hold without -M (kmerbloom's own runs
+// of 3 Gbp of pairs need 2.3 MB a range; 30x human some 40 MB, sorted in
+// slices of this).
+inline constexpr uint64_t kMergeSortBytes = uint64_t{16} << 20;
 // The bits of a k-mer that name its merge range: those of its first min(k, 5) bases.
 inline constexpr unsigned merge_range_bits(unsigned k) { return 2 * (k < 5 ? k : 5); }
 

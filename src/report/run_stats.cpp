@@ -173,6 +173,7 @@ json count_stats_json(const RunInfo& run, const CountOptions& o, const CountResu
   j["table"] = {{"bytes", r.table_bytes}, {"capacity", r.table_capacity}, {"keys", r.table_keys}, {"load", r.table_load}};
   if (r.bloom.used) j["bloom"] = gate_json(r.bloom);
   j["partitions"] = partitions_json(r.partitions);
+  j["merge"] = {{"ranges", r.merge.ranges}, {"sorted", r.merge.sorted}, {"sliced_ranges", r.merge.sliced}};
   j["temporary"] = {{"dir", r.spool.dir},
                     {"memory_budget_bytes", r.spool.memory_budget},
                     {"memory_peak_bytes", r.spool.memory_peak},

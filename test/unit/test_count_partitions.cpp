@@ -351,28 +351,34 @@ TEST(CountPartitions, WithoutABudgetNoPartitionIsRecounted) {
   fs::remove(in);
 }
 
-// The merge's two ways to order a key range, sorting it (a count past 4,094
-// kept apart from the sorted words) and merging the partitions' runs, give
-// the naive count's output, counts past 6,000 included, for k = 31,
-// 23 and 45 (wider keys: always merged) and 1 to 3 threads.
+// The merge's ways to order a key range, sorting it whole or in slices (a
+// count past 4,094 kept apart from the sorted words) and merging the
+// partitions' sorted runs, give the naive count's output, counts past 6,000
+// included, for k = 31, 23 and 45 (wider keys: always merged) and 1 to 3
+// threads.
 TEST(CountPartitions, SortedAndMergedRangesGiveTheSameCounts) {
   auto reads = genome_reads(13, 30000, 4000, 100);
   const std::vector<std::string> repeats = {reads[0].substr(0, 50), reads[1].substr(0, 60)};
   for (int i = 0; i < 8000; ++i) reads.push_back(repeats[i % 4 == 0]);  // 6,000 and 2,000 copies
-  const fs::path in = write_fasta(reads, "partitions_ranges.fa");
+  const fs::path in = write_fasta(reads, "partitions_sorted_ranges.fa");
   for (const unsigned k : {31u, 23u, 45u}) {
     const auto truth = naive(reads, k);
     const auto [want, hist] = expected_output(truth);
     uint64_t largest = 0;
     for (const auto& [km, c] : truth) largest = std::max(largest, c);
     ASSERT_GT(largest, 6000u);
-    for (const bool sort : {true, false})
+    for (const int way : {0, 1, 2})  // sorted whole, in slices of about 16 k-mers, merged
       for (const unsigned t : {1u, 3u}) {
         CountOptions o = options(in, k, t);
-        o.sort_ranges = sort;
+        o.sort_ranges = way < 2;
+        if (way == 1) o.sort_bytes = 16 * 16;
         const Counted c = run(o);
-        EXPECT_SAME(c.text, want) << "k=" << k << " sort=" << sort << " threads=" << t;
+        EXPECT_SAME(c.text, want) << "k=" << k << " way=" << way << " threads=" << t;
         EXPECT_SAME(c.result.histogram, hist);
+        EXPECT_EQ(c.result.merge.sorted, way < 2 && k <= 31);
+        EXPECT_EQ(c.result.merge.ranges, 1024u);
+        if (way == 1 && k <= 31) EXPECT_GT(c.result.merge.sliced, 500u);
+        else EXPECT_EQ(c.result.merge.sliced, 0u);
       }
   }
 }
