@@ -46,7 +46,7 @@ uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sighting
   const double n = 2 * mean_occurrences;  // the larger partitions
   const double target = kCacheMultiple * static_cast<double>(cache_bytes);
   const double filter_and_table = std::min(kReservedFilterTableBytes * n, 2 * kSweepTrigger * target);
-  const double rest = n * (kAssumedDataBytes + kAssumedSolidBytes) +
+  const double rest = n * (kAssumedDataBytes + kAssumedSolidBytes + kAssumedRecordBytes) +
                       std::min(static_cast<double>(first_sightings_bytes), 8 * n);
   return std::max<uint64_t>(uint64_t{1} << 20, static_cast<uint64_t>(filter_and_table + rest));
 }

@@ -93,15 +93,16 @@ unsigned partition_factor(unsigned k);
 // What one counting thread may hold at once (CountPlan::working_bytes is this
 // times the threads), for partitions of twice the mean occurrences: their
 // filter and table (kReservedFilterTableBytes an occurrence, at most twice
-// kSweepTrigger times the cache target), their data and reported k-mers, and
-// the first sightings (8 bytes an occurrence, at most first_sightings_bytes);
-// at least 1 MiB. The bytes an occurrence are those of HiFi-like reads, the
+// kSweepTrigger times the cache target), their data, reported k-mers and
+// distinct records, and the first sightings (8 bytes an occurrence, at
+// most first_sightings_bytes); at least 1 MiB. The bytes an occurrence are those of HiFi-like reads, the
 // densest partitions met (1.2 Gbp at 99%: 25 MB a thread measured, the plan
 // 24 MB; 3.0 Gbp of 150 bp pairs 12 MB, the plan 22 MB); the statistics
 // report both (memory_bytes.counting, .counting_planned).
 inline constexpr double kReservedFilterTableBytes = 4.0;  // 0.44 distinct and 0.17 table keys an occurrence
 inline constexpr double kAssumedDataBytes = 1.2;          // 2-bit super-k-mers, their headers
 inline constexpr double kAssumedSolidBytes = 1.6;         // 0.1 reported k-mers an occurrence, 16 bytes each
+inline constexpr double kAssumedRecordBytes = 3.0;        // distinct records: 28-40 bytes a record of 10-14 k-mers
 uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sightings_bytes, double mean_occurrences);
 
 // What is known before the reads are read: the input's bytes, its k-mer

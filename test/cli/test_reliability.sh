@@ -205,12 +205,12 @@ else
     /usr/bin/time -f %M -o "$T/rss" "$@" > /dev/null || { echo "-1"; return; }
     echo $(($(tail -1 "$T/rss") / 1024))
   }
-  # count: 200,000 reads whose 2-bit partitions (about 27 MB) stay in memory
+  # count: 300,000 reads whose 2-bit partitions (about 40 MB) stay in memory
   # without -M, so the unlimited peak is above the smallest budget plus 16 MB;
   # at that budget they go to temporary files and the peak must stay within it.
   # (One thread: the buffers planned for more threads leave no room below the
   # unlimited peak on an input this small.)
-  python3 "$SRC/test/cli/simreads.py" --genome 1000000 --reads 200000 --seed 3 > "$T/mem.fq"
+  python3 "$SRC/test/cli/simreads.py" --genome 1000000 --reads 300000 --seed 3 > "$T/mem.fq"
   for t in 1; do
     rc=0
     rm -f "$T/m.tsv"

@@ -21,7 +21,7 @@ json_num() { grep -Eo "\"$2\": *[0-9.e+]+" "$1" | head -1 | grep -Eo '[0-9.e+]+$
 "$KB" count "$T/reads.fq" -t 2 -o "$T/mem.tsv" --histo "$T/mem.histo" --stats "$T/mem.json" --no-multiqc -q
 check "in memory: no temporary bytes" test "$(json_num "$T/mem.json" disk_bytes_written)" -eq 0
 check "solid k-mers to compare" test "$(wc -l < "$T/mem.tsv")" -gt 100000
-# -M 22M -t 1 (40M -t 2) leaves 2 to 3 MB for the spool of some 5 MB of
+# -M 22M -t 1 (40M -t 2) leaves 1 to 3 MB for the spool of some 5 MB of
 # super-k-mers: about 1 MB goes to disk, more or less with the threads'
 # timing (0.92 to 1.35 MB seen at -t 2); at least 100 kB is a spill.
 for t in 1 2; do
@@ -88,7 +88,7 @@ empty_tmp "pipe"
 # ------------------------------------------------------ errors, signals
 { cat "$T/reads.fq"; printf '@bad\nACGT\n+\nII\n'; } > "$T/bad.fq"
 expect_fail "bad record after the spill began" 3 'bad.fq: record 40001' -- \
-  "$KB" count "$T/bad.fq" -t 1 -M 22M --tmp-dir "$T/tmp" -o "$T/bad.tsv"
+  "$KB" count "$T/bad.fq" -t 1 -M 24M --tmp-dir "$T/tmp" -o "$T/bad.tsv"
 empty_tmp "input error"
 check "input error: no output left" test ! -e "$T/bad.tsv"
 expect_fail "missing --tmp-dir directory" 4 "$T/nope: cannot create a temporary file" -- \
@@ -102,7 +102,7 @@ for sig in TERM INT; do
   for phase in "pass 1: reading" "pass 2: counting"; do
     rm -rf "$T/sig"; mkdir "$T/sig"
     signal_at "SIG$sig in ${phase%:*}" "$sig" "logged '^\[kmerbloom\] $phase' && spilling" -- \
-      "$KB" count "$T/big.fq" -t 1 -M 30M --tmp-dir "$T/tmp" -v -o "$T/sig/out.tsv" || continue
+      "$KB" count "$T/big.fq" -t 1 -M 34M --tmp-dir "$T/tmp" -v -o "$T/sig/out.tsv" || continue
     want=$((128 + $(kill -l "$sig")))
     check "SIG$sig in ${phase%:*}: exit $want (got $SIG_RC)" test "$SIG_RC" -eq "$want"
     empty_tmp "SIG$sig in ${phase%:*}"
