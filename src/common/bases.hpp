@@ -2,6 +2,7 @@
 // formats that pack bases (KFF, the bin files): A=0 C=1 G=2 T=3.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,11 +24,32 @@ inline constexpr std::array<uint8_t, 256> kBaseCode = [] {
 
 inline constexpr char kBaseChar[4] = {'A', 'C', 'G', 'T'};
 
-// Number of bytes of seq that are not ACGTU (either case).
+// Number of bytes of seq that are not ACGTU (either case). Sixteen bytes at
+// a time in the compiler's vector types (SSE2 on x86-64, NEON on ARM): a
+// byte counts as a base when, upper-cased, it equals one of the five
+// letters (no other byte folds onto them), and a lane's counter takes at
+// most 255 steps before it is summed. A kBaseCode lookup a byte took 8
+// instructions a base of the counter's input.
 inline uint64_t count_non_acgt(std::string_view seq) {
-  uint64_t n = 0;
-  for (const char ch : seq) n += kBaseCode[static_cast<uint8_t>(ch)] > 3;
-  return n;
+  using Bytes = uint8_t __attribute__((vector_size(16)));
+  const char* s = seq.data();
+  const size_t n = seq.size();
+  size_t i = 0;
+  uint64_t bases = 0;
+  while (n - i >= 16) {
+    Bytes in_lane{};
+    const size_t stop = i + std::min<size_t>((n - i) / 16, 255) * 16;
+    for (; i < stop; i += 16) {
+      Bytes v;
+      std::memcpy(&v, s + i, 16);
+      const Bytes u = v & 0xdf;
+      in_lane -= (u == 'A') | (u == 'C') | (u == 'G') | (u == 'T') | (u == 'U');  // true is all ones: -1
+    }
+    for (unsigned lane = 0; lane < 16; ++lane) bases += in_lane[lane];
+  }
+  uint64_t other = i - bases;
+  for (; i < n; ++i) other += kBaseCode[static_cast<uint8_t>(s[i])] > 3;
+  return other;
 }
 
 // K-mers packed as KFF and the bin files store them: ceil(k / 4) bytes each,

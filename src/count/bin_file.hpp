@@ -40,7 +40,7 @@ struct BinTrailer {
 static_assert(sizeof(BinTrailer) == 24);
 
 inline constexpr char kBinMagic[8] = {'K', 'M', 'E', 'R', 'B', 'I', 'N', 'S'};
-inline constexpr uint32_t kBinVersion = 1;
+inline constexpr uint32_t kBinVersion = 2;  // 2: minimizers ordered by one multiply (kmer/minimizer.hpp)
 
 // Checksum of a bin's bytes (and of the index): 64-bit words through mix64,
 // seeded with the size. BinChecksum takes the bytes in pieces (a bin's

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "common/huge_pages.hpp"
+
 #include "common/error.hpp"
 
 namespace kmerbloom {
@@ -127,7 +129,7 @@ class Spool {
   std::atomic<uint64_t> written_{0};  // bytes of the file written out
   std::atomic<uint64_t> memory_{0}, memory_peak_{0}, disk_{0};
   std::mutex pool_mu_;
-  std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // the pool: 256 slots each
+  std::vector<std::unique_ptr<uint8_t[], detail::TableFree>> chunks_;  // the pool: 4 MiB (or 256 slots) each
   std::vector<uint8_t*> free_slots_;
 };
 

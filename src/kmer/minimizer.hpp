@@ -30,8 +30,14 @@ inline constexpr unsigned kMaxSuperKmerKmers = 256;  // n - 1 fits the one-byte 
 // Minimizer length for k: kDefaultMinimizerLength, or k itself when smaller.
 constexpr unsigned minimizer_length(unsigned k) { return std::min(k, kDefaultMinimizerLength); }
 
-// The hash that orders m-mers (seeded apart from hash_kmer).
-constexpr uint64_t minimizer_hash(uint64_t mmer) { return mix64(mmer ^ 0x5bd1e9955bd1e995ULL); }
+// The hash that orders m-mers (seeded apart from hash_kmer): one multiply
+// (Fibonacci hashing, a bijection on 64 bits), since the scatter
+// hashes every m-mer of the input, and murmur's finalizer took 10 of its 60
+// instructions a base. Minimizers stay as dense as with the finalizer
+// (E. coli 100x: 449.1 MB of super-k-mers against 448.9 MB), and the
+// partition is chosen by mixing the winning hash again (minimizer_place).
+// Bin files record the order in their version (kBinVersion).
+constexpr uint64_t minimizer_hash(uint64_t mmer) { return (mmer ^ 0x5bd1e9955bd1e995ULL) * 0x9e3779b97f4a7c15ULL; }
 
 // The partition (0..partitions-1) of a minimizer hash: minimizer hashes are
 // minima, so their high bits are mostly zero; mix again before the fastrange.

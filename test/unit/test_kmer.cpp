@@ -159,6 +159,18 @@ TEST(Kmer, NonBasesBreakTheWindow) {
   EXPECT_EQ(count_non_acgt("ACGNac-u"), 2u);
 }
 
+TEST(Kmer, NonBasesAreCountedAsTheCodeTableSaysForEveryByte) {
+  std::string all;
+  for (unsigned c = 0; c < 256; ++c) all += static_cast<char>(c);
+  uint64_t expected = 0;
+  for (unsigned c = 0; c < 256; ++c) {
+    const bool base = kBaseCode[c] <= 3;
+    expected += !base;
+    EXPECT_EQ(count_non_acgt(std::string_view(all).substr(c, 1)), base ? 0u : 1u) << "byte " << c;
+  }
+  EXPECT_EQ(count_non_acgt(all + all), 2 * expected);  // long enough for the vector loop
+}
+
 TEST(Kmer, DispatchPicksTheWordOnce) {
   EXPECT_EQ(dispatch_kmer_width(31, []<class W>() { return sizeof(W); }), 8u);
   EXPECT_EQ(dispatch_kmer_width(32, []<class W>() { return sizeof(W); }), 16u);
