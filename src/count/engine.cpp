@@ -388,6 +388,15 @@ class Engine {
   }
   size_t run_entry_bytes(uint32_t p) const { return run_key_bytes() + count_bytes_[p]; }
   size_t run_block_entries(uint32_t p) const { return std::min<size_t>(plan_.block_bytes, kRunBlockBytes) / run_entry_bytes(p); }
+  // Reads entries of partition p's run from `at` into buf: at most `max`, up
+  // to `end` and within at's block; returns how many.
+  size_t read_run(const Spool& spool, uint32_t p, uint64_t at, uint64_t end, uint64_t max, uint8_t* buf) const {
+    const size_t entry = run_entry_bytes(p), per_block = run_block_entries(p);
+    const uint64_t within = at % per_block;
+    const auto n = static_cast<size_t>(std::min<uint64_t>({max, end - at, per_block - within}));
+    spool.read(runs_[p][at / per_block], static_cast<uint32_t>(within * entry), static_cast<uint32_t>(n * entry), buf);
+    return n;
+  }
 
   // A key range's k-mers in order, packed, with their counts.
   struct Chunk {
@@ -490,10 +499,7 @@ class Engine {
       }
       const size_t entry = e_.run_entry_bytes(p);
       if (c.pos == c.fill) {
-        const size_t per_block = e_.run_block_entries(p);
-        const uint64_t block = c.at / per_block, within = c.at % per_block;
-        c.fill = static_cast<size_t>(std::min<uint64_t>({cap_, c.end - c.at, per_block - within}));
-        spool_.read(e_.runs_[p][block], static_cast<uint32_t>(within * entry), static_cast<uint32_t>(c.fill * entry), buf);
+        c.fill = e_.read_run(spool_, p, c.at, c.end, cap_, buf);
         c.at += c.fill;
         c.pos = 0;
       }
@@ -580,13 +586,10 @@ class Engine {
       words_.clear();
       apart_.clear();
       for (uint32_t p = 0; p < e_.plan_.partitions; ++p) {
-        const size_t entry = e_.run_entry_bytes(p), per_block = e_.run_block_entries(p);
+        const size_t entry = e_.run_entry_bytes(p);
         const unsigned cb = e_.count_bytes_[p];
         for (uint64_t at = e_.range_start(p, r), end = e_.range_start(p, r + 1); at < end;) {
-          const uint64_t within = at % per_block;
-          const size_t m = static_cast<size_t>(std::min<uint64_t>(end - at, per_block - within));
-          spool_.read(e_.runs_[p][at / per_block], static_cast<uint32_t>(within * entry), static_cast<uint32_t>(m * entry),
-                      buf_.data());
+          const size_t m = e_.read_run(spool_, p, at, end, UINT64_MAX, buf_.data());  // a block fits buf_
           const uint8_t* from = buf_.data();
           for (size_t j = 0; j < m; ++j, from += entry) {
             uint64_t key;
@@ -606,13 +609,12 @@ class Engine {
     // words_ by their key bits (unique there).
     void radix_sort() {
       const uint64_t n = words_.size();
-      const unsigned bits = low_;
-      if (n < 2 || bits == 0) return;
+      if (n < 2 || low_ == 0) return;
       if (n < 256) {
-        std::sort(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(n));
+        std::sort(words_.begin(), words_.end());
         return;
       }
-      const unsigned passes = (bits + kDigitBits - 1) / kDigitBits, digit = (bits + passes - 1) / passes;
+      const unsigned passes = (low_ + kDigitBits - 1) / kDigitBits, digit = (low_ + passes - 1) / passes;
       const size_t buckets = size_t{1} << digit;
       const uint64_t mask = buckets - 1;
       counts_.assign(passes * buckets, 0);

@@ -265,7 +265,10 @@ class PartitionCounter {
       slot = {km, h, times};
       ++i;
     });
-    for (uint64_t j = i > kAhead ? i - kAhead : 0; j < i; ++j) f(ring[j % kAhead].km, ring[j % kAhead].h, ring[j % kAhead].times);
+    for (uint64_t j = i > kAhead ? i - kAhead : 0; j < i; ++j) {
+      const Ahead& a = ring[j % kAhead];
+      f(a.km, a.h, a.times);
+    }
     return n;
   }
 

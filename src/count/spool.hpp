@@ -28,9 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "common/huge_pages.hpp"
-
 #include "common/error.hpp"
+#include "common/huge_pages.hpp"
 
 namespace kmerbloom {
 
