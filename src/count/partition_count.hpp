@@ -90,7 +90,7 @@ class PartitionCounter {
     // (linear rounds, where sorting them all again took 3% of a run whose
     // partitions went in up to 17 sweeps).
     const unsigned range_shift = 2 * shape_.k - merge_range_bits(shape_.k);  // grouped runs: by range only
-    const auto by_range = [range_shift](const auto& a, const auto& b) {
+    const auto by_range = [&](const auto& a, const auto& b) {  // range_shift unused for k > 31
       if constexpr (std::is_same_v<W, uint64_t>) return (a.first >> range_shift) < (b.first >> range_shift);
       else return a.first < b.first;
     };
