@@ -235,7 +235,7 @@ class PartitionCounter {
         fw = ((fw << 2) | b) & mask;
         rc = (rc >> 2) | (W(3 - b) << top);
         if (i + 1 < k) continue;
-        const W km = canonical && rc < fw ? rc : fw;
+        const W km = pick_strand(fw, rc, canonical);
         const uint64_t h = hash_kmer(km);
         if (scatter && partition_of(h, o_.partitions) != o_.partition) continue;
         if (sweeps > 1 && sweep_of(h, sweeps) != sweep) continue;

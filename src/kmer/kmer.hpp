@@ -111,6 +111,20 @@ void pack_kmer_to(W x, unsigned bytes, uint8_t* out) {
   }
 }
 
+// rc when canonical and rc < fw, else fw. For one- and two-word k-mers by a
+// mask, not a branch: which strand is smaller is a coin toss a k-mer, and
+// GCC compiled `canonical && rc < fw ? rc : fw` in the counting pass's
+// decode loop to a compare and jump.
+template <class W>
+inline W pick_strand(W fw, W rc, bool canonical) {
+  if constexpr (std::is_same_v<W, uint64_t> || std::is_same_v<W, u128>) {
+    const W take = W(0) - W(canonical & (rc < fw));
+    return fw ^ ((fw ^ rc) & take);
+  } else {
+    return canonical && rc < fw ? rc : fw;
+  }
+}
+
 // Calls f(kmer) for every k-mer of seq, in order, canonical if shape says so.
 // Any byte that is not ACGTU (either case) ends the current window; the next
 // k-mer starts k bases after it. Both strands roll together: O(1) per base.
@@ -130,7 +144,7 @@ inline void for_each_kmer(std::string_view seq, const KmerShape<W>& shape, F&& f
     rc = (rc >> 2) | (W(3 - b) << top);
     if (++len >= k) {
       len = k;
-      f(shape.canonical && rc < fw ? rc : fw);
+      f(pick_strand(fw, rc, shape.canonical));
     }
   }
 }

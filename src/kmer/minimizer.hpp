@@ -77,8 +77,13 @@ class SuperKmerSplitter {
     // at base i.
     const size_t n = seq.size();
     if (hashes_.size() < n) {
-      hashes_.resize(n);
-      suffix_.resize(n);
+      for (auto* v : {&hashes_, &suffix_, &prefix_, &cut_minimizers_}) v->resize(n);
+      cuts_.resize(n);
+    }
+    if (n >= k_ && count_non_acgt(seq) == 0) {  // most reads: one run, no test a base
+      hash_run(seq.data(), n);
+      split_run(0, n, f);
+      return;
     }
     const char* s = seq.data();
     uint64_t* h = hashes_.data();
@@ -94,56 +99,98 @@ class SuperKmerSplitter {
       }
       fw = ((fw << 2) | b) & mask_;
       rc = (rc >> 2) | ((3 - b) << top);
-      if (p + 1 >= start + m_) h[p + 1 - m_] = minimizer_hash(canonical_ && rc < fw ? rc : fw);
+      if (p + 1 >= start + m_) h[p + 1 - m_] = minimizer_hash(pick_strand(fw, rc, canonical_));
     }
     if (n - start >= k_) split_run(start, n - start, f);
   }
 
  private:
+  // hashes_[0, n - m + 1) of n >= m bases, all ACGTU: two lanes, the first
+  // half of the m-mers and the second, so that their shift-and-or chains
+  // (the loop's latency) overlap. The code of a letter is
+  // ((c >> 1) ^ (c >> 2)) & 3, kBaseCode's for A, C, G, T and U in either
+  // case.
+  void hash_run(const char* s, size_t n) {
+    const uint64_t mask = mask_;
+    const bool canonical = canonical_;
+    const unsigned top = 2 * (m_ - 1);
+    uint64_t* h = hashes_.data();
+    const size_t mmers = n - m_ + 1, half = mmers / 2;
+    uint64_t fa = 0, ra = 0, fb = 0, rb = 0;
+    const auto push = [&](uint64_t& fw, uint64_t& rc, char c) {
+      const uint64_t b = ((static_cast<uint8_t>(c) >> 1) ^ (static_cast<uint8_t>(c) >> 2)) & 3;
+      fw = ((fw << 2) | b) & mask;
+      rc = (rc >> 2) | ((3 - b) << top);
+    };
+    const auto hash = [&](uint64_t fw, uint64_t rc) { return minimizer_hash(pick_strand(fw, rc, canonical)); };
+    for (size_t i = 0; i + 1 < m_; ++i) {
+      push(fa, ra, s[i]);
+      push(fb, rb, s[half + i]);
+    }
+    const char* a = s + m_ - 1;
+    const char* b = a + half;
+    for (size_t i = 0; i < half; ++i) {
+      push(fa, ra, a[i]);
+      push(fb, rb, b[i]);
+      h[i] = hash(fa, ra);
+      h[half + i] = hash(fb, rb);
+    }
+    if (mmers % 2) {
+      push(fb, rb, b[half]);
+      h[mmers - 1] = hash(fb, rb);
+    }
+  }
+
   // One run of `len` bases, all ACGT, at offset `at` of the read, its
   // m-mers hashed. The minimum over each k-mer's w m-mer hashes comes from
   // van Herk and Gil-Werman's two passes over blocks of w hashes (the
   // smallest from each position to its block's end, and from its block's
-  // start up to it): three branch-free comparisons a base, where a scan that
-  // restarts when the minimum leaves the window mispredicts its way through
-  // w hashes every few bases.
+  // start up to it): k-mer j's window is the suffix of j's block from j and
+  // the prefix of the next block up to j + w - 1. Where the minimum changes
+  // is written down without a branch (a cut every 11 k-mers at k = 31 is a
+  // branch no predictor learns); the super-k-mers are then reported from the
+  // list, and one longer than kMaxSuperKmerKmers k-mers in pieces.
   template <class F>
   void split_run(size_t at, size_t len, F& f) {
-    const size_t mmers = len - m_ + 1;
+    const size_t mmers = len - m_ + 1, w = k_ - m_ + 1, kmers = len - k_ + 1;
     const uint64_t* h = hashes_.data() + at;
     uint64_t* suf = suffix_.data() + at;
-    const size_t w = k_ - m_ + 1;  // m-mers in a k-mer
-    for (size_t end = mmers; end > 0;) {  // blocks [b, b + w), the last one short
-      const size_t b = (end - 1) / w * w;
-      uint64_t m = ~uint64_t{0};
-      for (size_t i = end; i-- > b;) suf[i] = m = std::min(m, h[i]);
-      end = b;
+    uint64_t* pre = prefix_.data() + at;
+    for (size_t b = 0; b < mmers; b += w) {  // blocks [b, b + w), the last one short
+      const size_t e = std::min(b + w, mmers);
+      uint64_t lo = ~uint64_t{0};
+      for (size_t i = e; i-- > b;) suf[i] = lo = std::min(lo, h[i]);
+      lo = ~uint64_t{0};
+      for (size_t i = b; i < e; ++i) pre[i] = lo = std::min(lo, h[i]);
     }
-    const size_t kmers = len - k_ + 1;
-    // The window of k-mer j is h[j, j + w); its last hash opens a block when
-    // (j + w - 1) % w == 0, i.e. at j = 1, 1 + w, ...
-    uint64_t prefix = ~uint64_t{0};
-    size_t to_block = 1;  // k-mers until the next window end that opens a block
-    uint64_t current = suf[0];  // k-mer 0's window is block 0
-    size_t first = 0;           // first k-mer of the current super-k-mer
+    size_t* cut = cuts_.data();
+    uint64_t* next = cut_minimizers_.data();
+    size_t cuts = 0;
+    uint64_t current = suf[0];
     for (size_t j = 1; j < kmers; ++j) {
-      const uint64_t e = h[j + w - 1];
-      prefix = --to_block == 0 ? e : std::min(prefix, e);
-      if (to_block == 0) to_block = w;
-      const uint64_t mz = std::min(suf[j], prefix);
-      if (mz != current || j - first == kMaxSuperKmerKmers) {
-        f(at + first, j - first + k_ - 1, current);
-        first = j;
-        current = mz;
-      }
+      const uint64_t mz = std::min(suf[j], pre[j + w - 1]);
+      cut[cuts] = j;
+      next[cuts] = mz;
+      cuts += mz != current;
+      current = mz;
     }
-    f(at + first, kmers - first + k_ - 1, current);
+    size_t first = 0;
+    current = suf[0];
+    for (size_t c = 0; c <= cuts; ++c) {
+      const size_t end = c < cuts ? cut[c] : kmers;
+      for (; end - first > kMaxSuperKmerKmers; first += kMaxSuperKmerKmers)
+        f(at + first, kMaxSuperKmerKmers + k_ - 1, current);
+      f(at + first, end - first + k_ - 1, current);
+      first = end;
+      current = next[c];
+    }
   }
 
   unsigned k_, m_;
   bool canonical_;
   uint64_t mask_;
-  std::vector<uint64_t> hashes_, suffix_;
+  std::vector<uint64_t> hashes_, suffix_, prefix_, cut_minimizers_;
+  std::vector<size_t> cuts_;
 };
 
 }  // namespace kmerbloom

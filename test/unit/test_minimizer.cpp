@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <random>
 #include <string>
@@ -71,6 +72,43 @@ TEST(Minimizer, EveryKmerOnceInOrderWithItsMinimizer) {
         }
       }
       EXPECT_SAME(got, want) << "k=" << k;
+    }
+  }
+}
+
+// A read of ACGTU only (either case) takes the splitter's fast path, which
+// hashes in two lanes and reads each letter's code from its bits: the same
+// super-k-mers as the general path, which a trailing N forces, and as a brute
+// force scan, at every length from k to past two windows and at both parities
+// of the m-mer count.
+TEST(Minimizer, CleanReadsSplitAsTheGeneralPathDoes) {
+  std::mt19937_64 rng(11);
+  for (unsigned k : {1u, 2u, 3u, 11u, 12u, 21u, 31u, 40u, 63u}) {
+    const unsigned m = minimizer_length(k);
+    for (bool canonical : {true, false}) {
+      for (size_t n = k; n < k + 2 * (k - m + 1) + 4; ++n) {
+        std::string s = random_seq(rng, n);
+        for (char& c : s) {
+          const uint64_t r = rng() % 8;
+          if (r == 0) c = static_cast<char>(c + 32);  // lower case
+          else if (r == 1 && c == 'T') c = 'U';
+          else if (r == 2 && c == 'T') c = 'u';
+        }
+        const auto fast = split(s, k, m, canonical), general = split(s + "N", k, m, canonical);
+        ASSERT_EQ(fast.size(), general.size()) << "k=" << k << " n=" << n;
+        size_t kmers = 0;
+        for (size_t i = 0; i < fast.size(); ++i) {
+          EXPECT_EQ(fast[i].begin, general[i].begin);
+          EXPECT_EQ(fast[i].length, general[i].length);
+          EXPECT_EQ(fast[i].minimizer, general[i].minimizer);
+          for (size_t j = fast[i].begin; j + k <= fast[i].begin + fast[i].length; ++j, ++kmers) {
+            std::string upper = s;
+            for (char& c : upper) c = c == 'u' || c == 'U' ? 'T' : static_cast<char>(std::toupper(c));
+            EXPECT_EQ(brute_minimizer(upper, j, k, m, canonical), fast[i].minimizer) << "k=" << k << " n=" << n;
+          }
+        }
+        EXPECT_EQ(kmers, n - k + 1) << "k=" << k << " n=" << n;
+      }
     }
   }
 }
