@@ -59,6 +59,9 @@ struct CountOptions : ReadSetOptions {
   // Testing: the bytes of sort buffers a merging thread holds (a range of
   // more k-mers than a sixteenth of it is sorted in slices); unset: planned.
   std::optional<uint64_t> sort_bytes;
+  // Testing: the spool's memory budget without -M (what goes past it is
+  // written to the temporary file); unset: planned (default_spool_memory).
+  std::optional<uint64_t> spool_memory;
   // Exact mode: a thread keeps at most this many bytes of a partition's
   // turned-away first sightings (8 a k-mer for k <= 31); a partition with
   // more is recounted (a second read of its occurrences) instead, so a

@@ -78,7 +78,7 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   p.merge_buffers = uint64_t{p.partitions} * (kRunBlockBytes + (kMergeRanges + 1) * sizeof(uint32_t));
   const uint64_t fixed = p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers;
   if (!o.max_memory) {
-    p.spool_memory = default_spool_memory(e.available_memory);
+    p.spool_memory = o.spool_memory.value_or(default_spool_memory(e.available_memory));
     return p;
   }
   // At least 1 MB of spool memory, for the blocks in flight.

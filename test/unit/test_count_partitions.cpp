@@ -224,6 +224,18 @@ TEST(CountPartitions, SpillToTemporaryFilesGivesTheSameOutput) {
   EXPECT_SAME(disk.text, memory.text);
   EXPECT_SAME(disk.result.histogram, memory.result.histogram);
   EXPECT_TRUE(fs::is_empty(tmp));
+  // Without -M, the merge keeps what it read of the spilled runs for the
+  // ranges after (RangeSorter::entries): the same output for any threads.
+  o.max_memory = 0;
+  o.spool_memory = 1u << 20;
+  for (const unsigned t : {1u, 3u}) {
+    o.threads = t;
+    const Counted kept = run(o);
+    EXPECT_GT(kept.result.spool.disk_bytes, uint64_t{3} << 20);
+    EXPECT_SAME(kept.text, memory.text) << "threads=" << t;
+    EXPECT_SAME(kept.result.histogram, memory.result.histogram);
+  }
+  EXPECT_TRUE(fs::is_empty(tmp));
 }
 
 TEST(CountPartitions, FullTemporaryDirectoryIsAnOutputError) {
