@@ -74,6 +74,11 @@ inline constexpr uint32_t kMaxPartitions = 4096;    // minimizer partitions at m
 // Default compound false-positive rate of the exact mode's per-partition
 // filters (a false positive costs a singleton one table slot).
 inline constexpr double kExactFpr = 0.03;
+// A worker's write buffer per partition (a spooled block) at least.
+inline constexpr uint32_t kMinBlockBytes = 8u << 10;
+// A worker's write buffer per partition: 8 MiB over all of them, within
+// kMinBlockBytes and 64 KiB.
+uint32_t block_bytes_for(unsigned threads, uint32_t partitions);
 // Bytes of the solid-k-mer run blocks read back by the merge.
 inline constexpr uint32_t kRunBlockBytes = 16u << 10;
 // The merge's key ranges at most (by the first 5 bases), merged in parallel.

@@ -145,6 +145,21 @@ TEST(CountPlan, SpoolMemoryIsTheBudgetLeftOver) {
   EXPECT_GE(p.spool_memory, uint64_t{1} << 20);
 }
 
+// Write buffers: 8 MiB over every worker and partition, but never under
+// kMinBlockBytes a buffer (each full one is a put into the spool and, spilled,
+// a read of the file) nor over 64 KiB; what the plan sets aside follows.
+TEST(CountPlan, WriteBuffersAreEightMiBOverAllWithinTheirBounds) {
+  EXPECT_EQ(block_bytes_for(2, 64), 64u << 10);
+  EXPECT_EQ(block_bytes_for(2, 256), 16u << 10);
+  EXPECT_EQ(block_bytes_for(2, 1660), kMinBlockBytes);
+  EXPECT_EQ(block_bytes_for(64, 4096), kMinBlockBytes);
+  EXPECT_EQ(kMinBlockBytes, 8u << 10);
+  const CountPlan p = plan_count(opts(16, 0), {uint64_t{40} << 30});
+  ASSERT_EQ(p.partitions, kMaxPartitions);
+  EXPECT_EQ(p.block_bytes, kMinBlockBytes);
+  EXPECT_EQ(p.write_buffers, uint64_t{16} * kMaxPartitions * kMinBlockBytes);
+}
+
 TEST(CountPlan, ABudgetTheBuffersExceedIsRefused) {
   EXPECT_THROW(plan_count(opts(2, uint64_t{20} << 20), {uint64_t{400} << 20}), BudgetError);
   EXPECT_THROW(plan_count(opts(8, uint64_t{64} << 20), {0}), BudgetError);
