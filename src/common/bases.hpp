@@ -22,6 +22,18 @@ inline constexpr std::array<uint8_t, 256> kBaseCode = [] {
   return t;
 }();
 
+// The 2-bit code of base letters A, C, G, T, U in either case, without a
+// table, four letters at once (one a byte; a single letter zero-extended
+// works too): bits 1-2 of the letter, with G and T told apart by bit 2
+// (A 0, C 1, G 2, T and U 3, as kBaseCode). Only for bytes known to be
+// such letters.
+constexpr uint32_t base_codes(uint32_t letters) { return ((letters >> 1) & 0x03030303u) ^ ((letters >> 2) & 0x01010101u); }
+
+// The same for eight letters at once (one a byte, little-endian).
+constexpr uint64_t base_codes8(uint64_t letters) {
+  return ((letters >> 1) & 0x0303030303030303ULL) ^ ((letters >> 2) & 0x0101010101010101ULL);
+}
+
 inline constexpr char kBaseChar[4] = {'A', 'C', 'G', 'T'};
 
 // Number of bytes of seq that are not ACGTU (either case). Sixteen bytes at

@@ -627,7 +627,7 @@ class Engine {
       m = static_cast<size_t>(std::min(end, block_end) - at);
       const size_t fit = slot_bytes_ / entry;
       if (windows_.empty() || block.in_memory() || fit < m) {
-        e_.read_run(spool_, p, at, end, UINT64_MAX, buf_.data());  // a block fits buf_
+        m = e_.read_run(spool_, p, at, end, UINT64_MAX, buf_.data());  // a block fits buf_
         return buf_.data();
       }
       uint8_t* slot = kept_.get() + size_t{p} * slot_bytes_;

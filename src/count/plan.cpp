@@ -29,7 +29,6 @@ uint32_t partitions_for(uint64_t occurrences, unsigned k, uint64_t cache) {
   return static_cast<uint32_t>(std::clamp<uint64_t>(p, 64, kMaxPartitions));
 }
 
-
 }  // namespace
 
 // A worker's write buffer per partition: 8 MiB over all of them, 8 to 64

@@ -15,15 +15,6 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "pack_bases reads letters as little-endian words");
 
-// The 2-bit code of base letters A, C, G, T, U in either case, four letters
-// at once (one a byte): bits 1-2 of the letter, with G and T told apart by
-// bit 2 (A 0, C 1, G 2, T and U 3, as kBaseCode).
-inline uint32_t base_codes(uint32_t letters) { return ((letters >> 1) & 0x03030303u) ^ ((letters >> 2) & 0x01010101u); }
-
-// The same for eight letters at once (one a byte, little-endian).
-inline uint64_t base_codes8(uint64_t letters) {
-  return ((letters >> 1) & 0x0303030303030303ULL) ^ ((letters >> 2) & 0x0101010101010101ULL);
-}
 
 // `len` letters (ACGTU, either case) packed four to a byte into out, first
 // letter in the top bits; the last byte's unused bits are zero. Eight
@@ -199,11 +190,12 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
           w.begin_batch(batch.serial);
           for (size_t i = 0; i < batch.size(); ++i) {
             const std::string_view seq = batch.seq(i);
-            s.add_record(batch, i);
+            // A piece's first k - 1 bases were counted with the piece before.
+            const bool all_bases = s.add_record(batch, i) == 0 && batch.new_bases(i).size() == seq.size();
             splitters[id].split(seq, [&](size_t begin, size_t len, uint64_t minimizer) {
               const MinimizerPlace at = minimizer_place(minimizer, parts);
               w.add(at.partition, seq.substr(begin, len), at.tag);
-            });
+            }, all_bases);
           }
           w.end_batch();
         },

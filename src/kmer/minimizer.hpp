@@ -69,8 +69,9 @@ class SuperKmerSplitter {
   // right: seq.substr(begin, length) holds its bases (ACGTU only, either
   // case), length in [k, k - 1 + kMaxSuperKmerKmers]. Every k-mer that
   // for_each_kmer yields on seq lies in exactly one super-k-mer, in order.
+  // all_bases: the caller knows seq holds ACGTU only (else it is checked).
   template <class F>
-  void split(std::string_view seq, F&& f) {
+  void split(std::string_view seq, F&& f, bool all_bases = false) {
     // One pass hashes the m-mers and finds the runs of ACGT bases (a
     // non-ACGT base cuts a run; fw and rc need no reset: an m-mer is hashed
     // once m bases of its run went in). hashes_[i] is the m-mer starting
@@ -80,7 +81,7 @@ class SuperKmerSplitter {
       for (auto* v : {&hashes_, &suffix_, &prefix_, &cut_minimizers_}) v->resize(n);
       cuts_.resize(n);
     }
-    if (n >= k_ && count_non_acgt(seq) == 0) {  // most reads: one run, no test a base
+    if (n >= k_ && (all_bases || count_non_acgt(seq) == 0)) {  // most reads: one run, no test a base
       hash_run(seq.data(), n);
       split_run(0, n, f);
       return;
@@ -107,9 +108,7 @@ class SuperKmerSplitter {
  private:
   // hashes_[0, n - m + 1) of n >= m bases, all ACGTU: two lanes, the first
   // half of the m-mers and the second, so that their shift-and-or chains
-  // (the loop's latency) overlap. The code of a letter is
-  // ((c >> 1) ^ (c >> 2)) & 3, kBaseCode's for A, C, G, T and U in either
-  // case.
+  // (the loop's latency) overlap. Letters are coded by base_codes, no table.
   void hash_run(const char* s, size_t n) {
     const uint64_t mask = mask_;
     const bool canonical = canonical_;
@@ -118,7 +117,7 @@ class SuperKmerSplitter {
     const size_t mmers = n - m_ + 1, half = mmers / 2;
     uint64_t fa = 0, ra = 0, fb = 0, rb = 0;
     const auto push = [&](uint64_t& fw, uint64_t& rc, char c) {
-      const uint64_t b = ((static_cast<uint8_t>(c) >> 1) ^ (static_cast<uint8_t>(c) >> 2)) & 3;
+      const uint64_t b = base_codes(static_cast<uint8_t>(c));
       fw = ((fw << 2) | b) & mask;
       rc = (rc >> 2) | ((3 - b) << top);
     };

@@ -78,12 +78,14 @@ struct InputSummary {
   uint64_t bases_skipped = 0;  // non-ACGT bases
   uint64_t kmers = 0;          // k-mer occurrences
   // Adds record i of b: a read where it starts one, and the bases no piece
-  // before it held.
-  void add_record(const RecordBatch& b, size_t i) {
+  // before it held. Returns how many of those are not ACGTU.
+  uint64_t add_record(const RecordBatch& b, size_t i) {
     const std::string_view seq = b.new_bases(i);
+    const uint64_t other = count_non_acgt(seq);
     reads += b.starts_read(i);
     bases += seq.size();
-    bases_skipped += count_non_acgt(seq);
+    bases_skipped += other;
+    return other;
   }
   void add(const InputSummary& o) {
     reads += o.reads;
