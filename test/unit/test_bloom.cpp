@@ -360,6 +360,22 @@ TEST(ScalableBloomExclusive, AnswersAndBitsEqualTheSharedPath) {
   }
 }
 
+// The one-thread test-and-set of a block (each bit tested and set as its
+// position comes out of the hash) answers as the shared path and sets the
+// same words, for every hash count a filter may have: those written out
+// (4 to 10) and the general loop.
+TEST(BlockedBloomExclusive, EveryHashCountAnswersAndSetsAsTheSharedPath) {
+  for (unsigned hashes = 1; hashes <= BlockedBloom::kMaxHashes; ++hashes) {
+    BlockedBloom shared(64, hashes), mine(64, hashes);  // small: the blocks fill and keys repeat
+    for (uint64_t i = 0; i < 3000; ++i) {
+      const uint64_t h = key(i % 1700);
+      ASSERT_EQ(mine.test_and_set_exclusive(h), shared.test_and_set(h)) << hashes << " " << i;
+    }
+    const auto a = shared.words(), b = mine.words();
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin())) << hashes;
+  }
+}
+
 // Concurrent growth from a tiny first layer: 4 threads each insert 250 k own
 // keys and the same 100 k shared keys (1/8 under sanitizers) into a chain that
 // starts at 1,000 keys and grows to ~10 layers while they run.
