@@ -61,7 +61,7 @@ inline void block_mask(uint64_t h, uint64_t* mask) noexcept {
 // with (4 to 10: 3% to 0.01%), so that the walk over the positions is
 // written out; any() for the others.
 template <class Fixed, class Any>
-inline auto with_hash_count(unsigned hashes, Fixed&& fixed, Any&& any) noexcept {
+[[gnu::always_inline]] inline auto with_hash_count(unsigned hashes, Fixed&& fixed, Any&& any) noexcept {
   switch (hashes) {
     case 4: return fixed.template operator()<4>();
     case 5: return fixed.template operator()<5>();
