@@ -96,7 +96,8 @@ watched() {
   ) &
   local watcher=$!
   measure "$name" "$@"
-  kill -TERM "$watcher"; wait "$watcher" || true
+  kill -TERM "$watcher" 2> /dev/null || true  # the sampler may have stopped (set -e must not end the run)
+  wait "$watcher" || true
   cat "$OUT/$name.watch" >> "$OUT/watch.tsv" 2> /dev/null || printf '%s\t0\t-\t-\n' "$name" >> "$OUT/watch.tsv"
   rm -rf "${tmp:?}"/* "$tmp"/.[!.]* 2> /dev/null || true
 }
