@@ -15,7 +15,6 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "pack_bases reads letters as little-endian words");
 
-
 // `len` letters (ACGTU, either case) packed four to a byte into out, first
 // letter in the top bits; the last byte's unused bits are zero. Eight
 // letters at a time: the code of letter j < 4 sits at bit 8j, and one
