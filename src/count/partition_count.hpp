@@ -322,9 +322,17 @@ class PartitionCounter {
   // first sighting to every key that had one; returns the turned-away k-mers
   // that no key holds (seen once).
   uint64_t settle_turned_away() {
+    // Most turned-away k-mers were never seen again (singletons): the
+    // table's sketch answers them, and only the others are looked up
+    // (prefetched, kAhead ahead) in the table itself.
+    uint64_t once = 0;
+    size_t n = 0;
+    for (const W km : turned_away_) {
+      if (table_.may_hold(hash_kmer(km))) turned_away_[n++] = km;
+      else ++once;
+    }
     constexpr size_t kAhead = 8;
-    const size_t n = turned_away_.size();
-    uint64_t once = 0, ring[kAhead];  // each k-mer hashed once, kAhead ahead of its look-up
+    uint64_t ring[kAhead];  // each k-mer hashed again, kAhead ahead of its look-up
     for (size_t i = 0; i < std::min(n, kAhead); ++i) table_.prefetch(ring[i] = hash_kmer(turned_away_[i]));
     for (size_t i = 0; i < n; ++i) {
       const uint64_t h = ring[i % kAhead];

@@ -68,7 +68,7 @@ inline constexpr double kCacheMultiple = 2.0;
 inline constexpr double kAssumedBytesPerOccurrence = 1.6;
 inline constexpr uint64_t kFallbackCache = uint64_t{1} << 20;  // when the machine says nothing
 inline constexpr double kFilterBytesPerKey = 1.0;   // first layer at the exact mode's 3%, blocked
-inline constexpr double kTableBytesPerKey = 24.0;   // 12-byte slots, <= 70% full, capacity a power of two
+inline constexpr double kTableBytesPerKey = 26.0;   // 13-byte slots (a sketch byte), <= 70% full, capacity a power of two
 inline constexpr double kSweepTrigger = 4.0;        // sweeps_for splits past this many times the target
 inline constexpr uint32_t kMaxPartitions = 4096;    // minimizer partitions at most, whatever k
 // Default compound false-positive rate of the exact mode's per-partition
@@ -104,7 +104,7 @@ unsigned partition_factor(unsigned k);
 // densest partitions met (1.2 Gbp at 99%: 25 MB a thread measured, the plan
 // 24 MB; 3.0 Gbp of 150 bp pairs 12 MB, the plan 22 MB); the statistics
 // report both (memory_bytes.counting, .counting_planned).
-inline constexpr double kReservedFilterTableBytes = 4.0;  // 0.44 distinct and 0.17 table keys an occurrence
+inline constexpr double kReservedFilterTableBytes = 4.3;  // 0.44 distinct and 0.17 table keys an occurrence, sketch included
 inline constexpr double kAssumedDataBytes = 1.2;          // 2-bit super-k-mers, their headers
 inline constexpr double kAssumedSolidBytes = 1.6;         // 0.1 reported k-mers an occurrence, 16 bytes each
 inline constexpr double kAssumedRecordBytes = 3.0;        // distinct records: 28-40 bytes a record of 10-14 k-mers

@@ -1,8 +1,11 @@
 // The count table: counts against a std::map, growth, concurrent inserts
 // (both key widths), the keys-only first pass, sorted draining, saturation.
+// The partition table's sketch: every key held through growth, and the
+// false-positive rate its formula gives.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <random>
@@ -10,6 +13,8 @@
 #include <vector>
 
 #include "count/count_table.hpp"
+#include "count/partition_table.hpp"
+#include "kmer/hash.hpp"
 #include "kmer/kmer.hpp"
 #include "strings.hpp"
 
@@ -227,6 +232,59 @@ TEST(CountTable, CountsSaturate) {
   table.add(43, max - 2);
   table.add(43, 10);
   EXPECT_EQ(table.count(43), max);
+}
+
+// Started small, the table doubles several times; the sketch must answer
+// true for every key at every size (a key it lost would lose its count when
+// the exact mode settles the first sightings).
+TEST(PartitionTableSketch, HoldsEveryKeyThroughGrowth) {
+  PartitionTable<uint64_t> table(0);
+  const std::vector<uint64_t> keys = make_keys<uint64_t>(50000, 7);
+  uint64_t capacity = table.capacity();
+  unsigned doublings = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    table.insert(keys[i], hash_kmer(keys[i]));
+    if (table.capacity() != capacity) {
+      capacity = table.capacity();
+      ++doublings;
+      for (size_t j = 0; j <= i; ++j) ASSERT_TRUE(table.may_hold(hash_kmer(keys[j]))) << "key " << j << " after growing to " << capacity;
+    }
+  }
+  EXPECT_GE(doublings, 8U);
+  for (const uint64_t key : keys) EXPECT_TRUE(table.may_hold(hash_kmer(key)));
+  table.reset(100);  // emptied: its sketch too
+  size_t held = 0;
+  for (const uint64_t key : keys) held += table.may_hold(hash_kmer(key));
+  EXPECT_EQ(held, 0U);
+}
+
+// The rate at which absent keys pass, measured at the table's lightest,
+// usual and fullest loads, against sketch_false_positive_rate(): within
+// four standard deviations of 200,000 trials.
+TEST(PartitionTableSketch, FalsePositiveRateAgreesWithItsFormula) {
+  constexpr uint64_t kSlots = uint64_t{1} << 17;
+  const std::vector<uint64_t> keys = make_keys<uint64_t>(static_cast<size_t>(0.7 * kSlots), 11);
+  const std::vector<uint64_t> absent = make_keys<uint64_t>(200000, 12);
+  for (const double load : {0.35, 0.5, 0.7}) {
+    PartitionTable<uint64_t> table(static_cast<uint64_t>(0.7 * kSlots) - 1);
+    ASSERT_EQ(table.capacity(), kSlots);
+    const auto n = static_cast<uint64_t>(load * kSlots);
+    for (uint64_t i = 0; i < n; ++i) table.insert(keys[i], hash_kmer(keys[i]));
+    ASSERT_EQ(table.capacity(), kSlots);
+    std::vector<uint64_t> held(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+    std::sort(held.begin(), held.end());
+    uint64_t tried = 0, passed = 0;
+    for (const uint64_t key : absent) {
+      if (std::binary_search(held.begin(), held.end(), key)) continue;
+      ++tried;
+      passed += table.may_hold(hash_kmer(key));
+    }
+    const double want = PartitionTable<uint64_t>::sketch_false_positive_rate(n, kSlots);
+    const double got = static_cast<double>(passed) / static_cast<double>(tried);
+    const double sd = std::sqrt(want * (1 - want) / static_cast<double>(tried));
+    EXPECT_NEAR(got, want, 4 * sd) << "load " << load;
+    EXPECT_LT(want, 0.03) << "load " << load;
+  }
 }
 
 }  // namespace
