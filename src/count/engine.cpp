@@ -387,6 +387,10 @@ class Engine {
     return sizeof(W);
   }
   size_t run_entry_bytes(uint32_t p) const { return run_key_bytes() + count_bytes_[p]; }
+  // A run entry's count is read as a whole word and masked to its bytes
+  // (the buffers have a word of room past their entries): a copy of 1 to 3
+  // bytes into a word stalls the load that follows it.
+  uint32_t run_count_mask(uint32_t p) const { return static_cast<uint32_t>((uint64_t{1} << (8 * count_bytes_[p])) - 1); }
   size_t run_block_entries(uint32_t p) const { return std::min<size_t>(plan_.block_bytes, kRunBlockBytes) / run_entry_bytes(p); }
   // Reads entries of partition p's run from `at` into buf: at most `max`, up
   // to `end` and within at's block; returns how many.
@@ -511,9 +515,9 @@ class Engine {
       } else {
         std::memcpy(static_cast<void*>(&head_[p]), at, sizeof(W));
       }
-      uint32_t count = 0;
-      std::memcpy(&count, at + key_bytes_, e_.count_bytes_[p]);
-      count_[p] = count;
+      uint32_t count;
+      std::memcpy(&count, at + key_bytes_, sizeof count);
+      count_[p] = count & e_.run_count_mask(p);
       ++c.pos;
     }
 
@@ -595,15 +599,16 @@ class Engine {
       apart_.clear();
       for (uint32_t p = 0; p < e_.plan_.partitions; ++p) {
         const size_t entry = e_.run_entry_bytes(p);
-        const unsigned cb = e_.count_bytes_[p];
+        const uint32_t stored_mask = e_.run_count_mask(p);
         for (uint64_t at = e_.range_start(p, r), end = e_.range_start(p, r + 1); at < end;) {
           size_t m;
           const uint8_t* from = entries(p, at, end, m);
           for (size_t j = 0; j < m; ++j, from += entry) {
             uint64_t key;
-            uint32_t count = 0;
+            uint32_t count;
             std::memcpy(&key, from, sizeof key);  // the buffer has a word of room past its entries
-            std::memcpy(&count, from + key_bytes_, cb);
+            std::memcpy(&count, from + key_bytes_, sizeof count);
+            count &= stored_mask;
             key &= low_mask;
             if ((key >> shift) != slice) continue;
             if (count >= count_mask_) apart_.emplace_back(key, count);

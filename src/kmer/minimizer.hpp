@@ -157,10 +157,11 @@ class SuperKmerSplitter {
     uint64_t* pre = prefix_.data() + at;
     for (size_t b = 0; b < mmers; b += w) {  // blocks [b, b + w), the last one short
       const size_t e = std::min(b + w, mmers);
-      uint64_t lo = ~uint64_t{0};
-      for (size_t i = e; i-- > b;) suf[i] = lo = std::min(lo, h[i]);
-      lo = ~uint64_t{0};
-      for (size_t i = b; i < e; ++i) pre[i] = lo = std::min(lo, h[i]);
+      uint64_t lo_suf = ~uint64_t{0}, lo_pre = ~uint64_t{0};
+      for (size_t d = 0; d < e - b; ++d) {  // both chains in one loop: their latencies overlap
+        suf[e - 1 - d] = lo_suf = std::min(lo_suf, h[e - 1 - d]);
+        pre[b + d] = lo_pre = std::min(lo_pre, h[b + d]);
+      }
     }
     size_t* cut = cuts_.data();
     uint64_t* next = cut_minimizers_.data();
