@@ -388,23 +388,44 @@ class PartitionCounter {
       else return 0;
     };
     const size_t nb = size_t{1} << bits;
-    buckets_.assign(2 * nb + 1, 0);  // [0, nb]: bucket starts, then ends; [nb + 1, 2nb]: next free
+    // [0, nb]: bucket starts, then ends; [nb + 1, 2nb + 1]: next free, the
+    // last one a scratch place past the entries.
+    buckets_.assign(2 * nb + 2, 0);
     size_t* start = buckets_.data();
     size_t* next = start + nb + 1;
-    table_.for_each([&](W km, uint32_t c) {
-      ++out.distinct;
-      t_.max_count = std::max<uint64_t>(t_.max_count, c);
-      ++t_.histogram[std::min<uint64_t>(c, top)];
-      if (reported(c)) ++start[bucket(km) + 1];
+    // Both walks take every slot, and choose where it goes by masks, not
+    // branches: a branch on a slot's emptiness mispredicts at the table's
+    // 35-70% load. An empty slot adds to one of eight spare rows (one row
+    // would make its adds one chain of stores); a key not reported (an
+    // empty slot's count, 0, never is) adds nothing to the buckets and is
+    // written to the scratch place.
+    const auto histogram = reinterpret_cast<uintptr_t>(t_.histogram.data());
+    uint64_t spare[8] = {};
+    const auto spare_rows = reinterpret_cast<uintptr_t>(spare);
+    uint32_t largest = 0;
+    table_.for_each_slot([&](uint64_t i, const W& km, uint32_t c) {
+      largest = std::max(largest, c);
+      const uintptr_t empty = uintptr_t{0} - PartitionTable<W>::is_empty(km);
+      const uintptr_t row = histogram + std::min<uint64_t>(c, top) * sizeof(uint64_t);
+      ++*reinterpret_cast<uint64_t*>((row & ~empty) | ((spare_rows + i % 8 * sizeof(uint64_t)) & empty));
+      const bool keep = reported(c);
+      start[(bucket(km) + 1) & (size_t{0} - keep)] += keep;
     });
+    out.distinct += table_.size();
+    t_.max_count = std::max<uint64_t>(t_.max_count, largest);
     for (size_t b = 1; b <= nb; ++b) start[b] += start[b - 1];
     std::copy(start, start + nb, next);
+    next[nb] = start[nb];
     const size_t first = solid.size();
-    solid.resize(first + start[nb]);
+    solid.resize(first + start[nb] + 1);
     auto* e = solid.data() + first;
-    table_.for_each([&](W km, uint32_t c) {
-      if (reported(c)) e[next[bucket(km)]++] = {km, c};
+    table_.for_each_slot([&](uint64_t, const W& km, uint32_t c) {
+      const size_t keep = size_t{0} - reported(c);
+      size_t& to = next[(bucket(km) & keep) | (nb & ~keep)];
+      e[to] = {km, c};
+      to += keep & 1;
     });
+    solid.pop_back();
     if (!grouped)
       for (size_t b = 0; b < nb; ++b) std::sort(e + start[b], e + start[b + 1], by_key);
   }

@@ -95,12 +95,14 @@ class PartitionTable {
   uint32_t count_at(uint64_t slot) const { return counts_[slot]; }
   void zero_counts() { std::fill(counts_.begin(), counts_.end(), 0); }
 
-  // f(key, count) for every key, in slot order.
+  // f(slot, key, count) for every slot in order, the empty ones too
+  // (is_empty(key), count 0): a walk that branched on them would
+  // mispredict at the table's 35-70% load.
   template <class F>
-  void for_each(F&& f) const {
-    for (uint64_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i] != kEmpty) f(keys_[i], counts_[i]);
+  void for_each_slot(F&& f) const {
+    for (uint64_t i = 0; i < keys_.size(); ++i) f(i, keys_[i], counts_[i]);
   }
+  static bool is_empty(const W& key) { return key == kEmpty; }
 
   uint64_t size() const { return size_; }
   uint64_t capacity() const { return keys_.size(); }
