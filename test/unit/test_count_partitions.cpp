@@ -21,6 +21,7 @@
 #include "count/spool.hpp"
 #include "count/bins.hpp"
 #include "count/counter.hpp"
+#include "count/partition_count.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;
@@ -109,6 +110,30 @@ CountOptions options(const fs::path& input, unsigned k, unsigned threads) {
   o.histo_max = 100;
   o.batch_bases = 5000;  // many batches, so that threads interleave
   return o;
+}
+
+// The distinct-record index compares and hashes a record's packed bytes a
+// word at a time, the last word overlapping the one before: at every length
+// from 1 to 80 bytes, records that differ in one bit of any byte are told
+// apart, by the comparison and by the tag, and equal ones are equal with
+// equal tags. The buffers end where the records do (AddressSanitizer sees
+// a read past them).
+TEST(DistinctRecords, ComparisonAndTagSeeEveryByteAndNoMore) {
+  std::mt19937_64 rng(5);
+  for (unsigned bytes = 1; bytes <= 80; ++bytes) {
+    std::vector<uint8_t> a(bytes);
+    for (auto& x : a) x = static_cast<uint8_t>(rng());
+    std::vector<uint8_t> b = a;
+    const unsigned len = 4 * bytes;
+    ASSERT_TRUE(detail::same_packed(a.data(), b.data(), bytes)) << bytes << " bytes";
+    ASSERT_EQ(detail::record_tag(a.data(), len), detail::record_tag(b.data(), len)) << bytes << " bytes";
+    for (unsigned at = 0; at < bytes; ++at) {
+      b[at] = static_cast<uint8_t>(b[at] ^ (1u << (rng() % 8)));
+      EXPECT_FALSE(detail::same_packed(a.data(), b.data(), bytes)) << bytes << " bytes, differing at " << at;
+      EXPECT_NE(detail::record_tag(a.data(), len), detail::record_tag(b.data(), len)) << bytes << " bytes, at " << at;
+      b[at] = a[at];
+    }
+  }
 }
 
 }  // namespace
