@@ -71,12 +71,19 @@ inline uint64_t packed_word(const uint8_t* p) {
   return w;
 }
 
+// f(at) for the offset of each word of `bytes` >= 8 bytes.
+template <class F>
+void each_packed_word(unsigned bytes, F&& f) {
+  for (unsigned at = 0; at + 8 < bytes; at += 8) f(at);
+  f(bytes - 8);
+}
+
 // True if the `bytes` bytes at a and b are the same.
 inline bool same_packed(const uint8_t* a, const uint8_t* b, unsigned bytes) {
   if (bytes < 8) return std::memcmp(a, b, bytes) == 0;
   uint64_t differ = 0;
-  for (unsigned at = 0; at + 8 < bytes; at += 8) differ |= packed_word(a + at) ^ packed_word(b + at);
-  return (differ | (packed_word(a + bytes - 8) ^ packed_word(b + bytes - 8))) == 0;
+  each_packed_word(bytes, [&](unsigned at) { differ |= packed_word(a + at) ^ packed_word(b + at); });
+  return differ == 0;
 }
 
 // 32 bits of a hash of a record of `len` bases, never 0 (an empty slot's
@@ -93,8 +100,7 @@ inline uint32_t record_tag(const uint8_t* code, unsigned len) {
     std::memcpy(&w, code, bytes);
     mix(w);
   } else {
-    for (unsigned at = 0; at + 8 < bytes; at += 8) mix(packed_word(code + at));
-    mix(packed_word(code + bytes - 8));
+    each_packed_word(bytes, [&](unsigned at) { mix(packed_word(code + at)); });
   }
   return static_cast<uint32_t>((h * 0xc4ceb9fe1a85ec53ULL) >> 32) | 1;
 }
@@ -425,17 +431,19 @@ class PartitionCounter {
     // would make its adds one chain of stores); a key not reported (an
     // empty slot's count, 0, never is) adds nothing to the buckets and is
     // written to the scratch place.
-    const auto histogram = reinterpret_cast<uintptr_t>(t_.histogram.data());
+    const auto pick = [](bool first, uintptr_t a, uintptr_t b) {  // a if first, else b; no branch
+      const uintptr_t m = uintptr_t{0} - first;
+      return (a & m) | (b & ~m);
+    };
+    uint64_t* const histogram = t_.histogram.data();
     uint64_t spare[8] = {};
-    const auto spare_rows = reinterpret_cast<uintptr_t>(spare);
     uint32_t largest = 0;
     table_.for_each_slot([&](uint64_t i, const W& km, uint32_t c) {
       largest = std::max(largest, c);
-      const uintptr_t empty = uintptr_t{0} - PartitionTable<W>::is_empty(km);
-      const uintptr_t row = histogram + std::min<uint64_t>(c, top) * sizeof(uint64_t);
-      ++*reinterpret_cast<uint64_t*>((row & ~empty) | ((spare_rows + i % 8 * sizeof(uint64_t)) & empty));
+      ++*reinterpret_cast<uint64_t*>(pick(PartitionTable<W>::is_empty(km), reinterpret_cast<uintptr_t>(spare + i % 8),
+                                          reinterpret_cast<uintptr_t>(histogram + std::min<uint64_t>(c, top))));
       const bool keep = reported(c);
-      start[(bucket(km) + 1) & (size_t{0} - keep)] += keep;
+      start[pick(keep, bucket(km) + 1, 0)] += keep;
     });
     out.distinct += table_.size();
     t_.max_count = std::max<uint64_t>(t_.max_count, largest);
@@ -446,10 +454,10 @@ class PartitionCounter {
     solid.resize(first + start[nb] + 1);
     auto* e = solid.data() + first;
     table_.for_each_slot([&](uint64_t, const W& km, uint32_t c) {
-      const size_t keep = size_t{0} - reported(c);
-      size_t& to = next[(bucket(km) & keep) | (nb & ~keep)];
+      const bool keep = reported(c);
+      size_t& to = next[pick(keep, bucket(km), nb)];
       e[to] = {km, c};
-      to += keep & 1;
+      to += keep;
     });
     solid.pop_back();
     if (!grouped)
