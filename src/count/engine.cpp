@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/select.hpp"
 #include "count/bins.hpp"
 #include "count/plan.hpp"
 #include "count/spool.hpp"
@@ -472,16 +473,10 @@ class Engine {
           const uint32_t l = loser_[j];
           const W hl = head_[l];
           const bool swap = hl < ht;
-          if constexpr (std::is_same_v<W, uint64_t>) {
-            const uint32_t m = 0u - static_cast<uint32_t>(swap);
-            loser_[j] = l ^ ((l ^ top) & m);
-            top ^= (l ^ top) & m;
-            ht ^= (hl ^ ht) & (uint64_t{0} - static_cast<uint64_t>(swap));
-          } else {
-            loser_[j] = swap ? top : l;
-            top = swap ? l : top;
-            ht = swap ? hl : ht;
-          }
+          loser_[j] = pick(swap, top, l);
+          top = pick(swap, l, top);
+          if constexpr (std::is_same_v<W, uint64_t>) ht = pick(swap, hl, ht);
+          else ht = swap ? hl : ht;
         }
       }
     }

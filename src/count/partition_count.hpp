@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bloom/bloom.hpp"
+#include "common/select.hpp"
 #include "count/partition_table.hpp"
 #include "count/plan.hpp"
 #include "count/counter.hpp"
@@ -431,10 +432,6 @@ class PartitionCounter {
     // would make its adds one chain of stores); a key not reported (an
     // empty slot's count, 0, never is) adds nothing to the buckets and is
     // written to the scratch place.
-    const auto pick = [](bool first, uintptr_t a, uintptr_t b) {  // a if first, else b; no branch
-      const uintptr_t m = uintptr_t{0} - first;
-      return (a & m) | (b & ~m);
-    };
     uint64_t* const histogram = t_.histogram.data();
     uint64_t spare[8] = {};
     uint32_t largest = 0;
@@ -443,7 +440,7 @@ class PartitionCounter {
       ++*reinterpret_cast<uint64_t*>(pick(PartitionTable<W>::is_empty(km), reinterpret_cast<uintptr_t>(spare + i % 8),
                                           reinterpret_cast<uintptr_t>(histogram + std::min<uint64_t>(c, top))));
       const bool keep = reported(c);
-      start[pick(keep, bucket(km) + 1, 0)] += keep;
+      start[pick(keep, bucket(km) + 1, size_t{0})] += keep;
     });
     out.distinct += table_.size();
     t_.max_count = std::max<uint64_t>(t_.max_count, largest);
