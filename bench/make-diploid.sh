@@ -22,7 +22,8 @@
 #      HIFI_X (10), ILLUMINA_X (25), SEED (2024).
 # Needs Debian packages dwgsim pbsim pigz (installed when missing). Time at
 # 120 Mbp on 2 cores shared with compiler jobs (load 4-6): 27 minutes (dwgsim
-# 16, gzip 8, pbsim 2.5, counting the bases 1); ecoli_hifi 2 minutes. Disk:
+# 16, gzip 8, pbsim 2.5, counting the bases 1); ecoli_hifi 2 minutes; at
+# GENOME_MBP=5 (NAME=diploid5) 40 s, at 30 (NAME=diploid30) 4 minutes. Disk:
 # 3.4 GB of output (the pairs 2 x 1.36 GB, the HiFi reads 0.37 GB), and
 # dwgsim's own gzip files of the pairs (2.8 GB) in TMPDIR while they are
 # recompressed.

@@ -24,7 +24,8 @@
 #
 # Sets (files under DATA):
 #   ecoli_100x        ecoli_100x_R1/_R2.fq.gz   (../shared/bench/make-data.sh)
-#   NAME              NAME_R1/_R2.fq.gz         (bench/make-diploid.sh, NAME=diploid120)
+#   NAME              NAME_R1/_R2.fq.gz         (bench/make-diploid.sh, NAME=diploid120;
+#                                               diploid5 and diploid30 with GENOME_MBP=5, 30)
 #   NAME_hifi         NAME_hifi.fq.gz           (bench/make-diploid.sh)
 #   ecoli_hifi        ecoli_hifi.fq.gz          (bench/make-diploid.sh)
 # Env: KB (kmerbloom binary, default build/kmerbloom), FASTK (a FastK binary,
