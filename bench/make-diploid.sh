@@ -50,7 +50,7 @@ T0=$(date +%s)
 log() { printf '[make-diploid %5ds] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
 gz() { if command -v pigz > /dev/null; then pigz -n -6 -p 2 -c; else gzip -n -6 -c; fi; }
 want() { local w; for w in "${WHAT[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
-G=$(awk -v m="$GENOME_MBP" 'BEGIN { printf "%d", m * 1e6 }')
+G=$(awk -v m="$GENOME_MBP" 'BEGIN { printf "%.0f", m * 1e6 }')
 
 if want genome || [ ! -s "$DATA/${NAME}_hap1.fa" ]; then
   log "genome: $GENOME_MBP Mbp diploid (seed $SEED)"
@@ -64,7 +64,7 @@ fi
 # Illumina-like pairs: each haplotype gives half the pairs; both dwgsim runs
 # at once (one core each), then one gzip stream per mate.
 if want pairs; then
-  pairs=$(awk -v g="$G" -v x="$ILLUMINA_X" 'BEGIN { printf "%d", g * x / 2 / 300 }')
+  pairs=$(awk -v g="$G" -v x="$ILLUMINA_X" 'BEGIN { printf "%.0f", int(g * x / 2 / 300) }')
   log "dwgsim: $pairs pairs of 2x150 bp from each haplotype"
   for h in 1 2; do
     dwgsim -z $((SEED + h)) -e 0.002 -E 0.002 -d 400 -s 50 -N "$pairs" -1 150 -2 150 \
@@ -121,11 +121,12 @@ log "sizes"
   for f in "${NAME}_hap1.fa" "${NAME}_hap2.fa" "${NAME}_R1.fq.gz" "${NAME}_R2.fq.gz" "${NAME}_hifi.fq.gz" ecoli_hifi.fq.gz; do
     [ -s "$DATA/$f" ] || continue
     case "$f" in *.gz) cat="gzip -dc" ;; *) cat=cat ;; esac
+    # counts printed with %.0f: mawk clips %d at 2^31 - 1 (3 Gbp of reads in a file)
     printf '%s\t%s\t%s\n' "$f" "$(stat -c %s "$DATA/$f")" "$($cat "$DATA/$f" | awk '
       NR == 1 { fq = ($0 ~ /^@/) }
       fq { if (NR % 4 == 2) { n++; b += length($0) } next }
       /^>/ { n++; next } { b += length($0) }
-      END { printf "%d\t%d", n, b }')"
+      END { printf "%.0f\t%.0f", n, b }')"
   done
 } > "$DATA/${NAME}_SIZES.tsv"
 column -t "$DATA/${NAME}_SIZES.tsv"
