@@ -99,6 +99,22 @@ check "refused budget leaves no output" test ! -e "$T/x"
 same "-M 200M: same k-mers" "$T/budget.tsv" "$T/gate.tsv"
 expect_fail "-M with a bad size is a usage error" 2 "max-memory" -- "$KB" count "$EX" -M lots -o "$T/x"
 
+# Long reads and the same reads cut into 150-base pieces overlapping by
+# k - 1 (bench/read-length.sh): the same k-mer occurrences, so the same
+# KFF file byte for byte; pieces overlapping by k - 2 lose the k-mers across
+# each cut, and the output must then differ.
+python3 "$SRC/test/cli/simreads.py" --genome 60000 --reads 120 --length 4000 --error-rate 0.01 --n-every 7 --seed 5 > "$T/long.fq"
+cut_pieces() {  # cut_pieces OVERLAP < FASTQ > FASTQ
+  awk -v L=150 -v step=$((150 - $1)) 'NR % 4 == 1 { h = $1 } NR % 4 == 2 { s = $0 }
+    NR % 4 == 0 { n = length(s); for (i = 0; ; i++) { st = i * step
+        printf "%s_%d\n%s\n+\n%s\n", h, i, substr(s, st + 1, L), substr($0, st + 1, L); if (st + L >= n) break } }'
+}
+cut_pieces 30 < "$T/long.fq" > "$T/pieces.fq"
+cut_pieces 29 < "$T/long.fq" > "$T/pieces29.fq"
+for f in long pieces pieces29; do "$KB" count "$T/$f.fq" -k 31 -t 2 -q --format kff -o "$T/$f.kff"; done
+same "long reads and their 150-base pieces overlapping by k - 1: the same KFF bytes" "$T/long.kff" "$T/pieces.kff"
+check "pieces overlapping by k - 2 lose k-mers: a different KFF" test -n "$(cmp "$T/long.kff" "$T/pieces29.kff" 2>&1)"
+
 # k range.
 expect_fail "k = 0 is a usage error" 2 "k" -- "$KB" count "$EX" -k 0 -o "$T/x"
 expect_fail "k = 256 is a usage error naming the range" 2 "1 and 255" -- "$KB" count "$EX" -k 256 -o "$T/x"
