@@ -190,6 +190,9 @@ int run_count(CountArgs& a) {
                                 : "count " + std::to_string(a.opt.min_count) + " to " + std::to_string(a.opt.max_count);
   spdlog::info("{} reads, {} k-mers, {} distinct, {} reported ({}) in {:.1f} s", r.input.reads, r.input.kmers,
                r.distinct, r.solid, range, clock.wall_seconds());
+  if (r.spool.disk_bytes)
+    spdlog::info("{} went to temporary files in {}; -M {} would have kept it in memory", format_megabytes(r.spool.disk_bytes),
+                 r.spool.dir, format_memory_option(r.spool.hold_budget));
   return kExitOk;
 }
 

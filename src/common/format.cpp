@@ -84,6 +84,13 @@ std::string format_megabytes(uint64_t bytes) {
   return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
 }
 
+std::string format_memory_option(uint64_t bytes) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20, kGiB = uint64_t{1} << 30;
+  if (bytes <= kGiB) return std::to_string((bytes + kMiB - 1) / kMiB) + "M";
+  const uint64_t tenths = bytes / kGiB * 10 + ((bytes % kGiB) * 10 + kGiB - 1) / kGiB;
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "G";
+}
+
 std::string format_bases(double v) {
   char buf[32];
   if (v >= 1e9)

@@ -31,6 +31,9 @@ std::string format_bytes(double bytes);
 // "3 MiB": bytes rounded up to whole MiB (the unit of -M 3M), as count's plan
 // and errors give them.
 std::string format_megabytes(uint64_t bytes);
+// "700M", "3.5G": a value for -M of at least `bytes`, rounded up to whole MiB
+// below 1 GiB and to tenths of a GiB from there.
+std::string format_memory_option(uint64_t bytes);
 // "4.93 Mb": sequence length in bases, decimal units.
 std::string format_bases(double bases);
 

@@ -135,6 +135,10 @@ struct SpoolReport {
   uint64_t memory_budget = 0;   // bytes kept in memory at most
   uint64_t memory_peak = 0;     // bytes kept in memory at once, at most
   uint64_t disk_bytes = 0;      // bytes written to temporary files
+  // The -M under which this run would have kept all its blocks in memory:
+  // the planned buffers and the most the spool's blocks held at once, had
+  // none gone to the file.
+  uint64_t hold_budget = 0;
 };
 
 // How the merge put the key ranges in order.

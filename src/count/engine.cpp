@@ -869,6 +869,13 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
   s.memory_budget = spool.memory_budget();
   s.memory_peak = spool.memory_peak();
   s.disk_bytes = spool.disk_bytes();
+  // With more than one worker, which worker read which batch moves each
+  // partition's last, partly filled blocks: up to threads - 1 more of them a
+  // partition in another run (the peak is where pass 1 ends, every block
+  // stored).
+  const uint64_t schedule = uint64_t{o_.threads - 1} * plan_.partitions * plan_.block_bytes;
+  s.hold_budget = plan_.read_buffers + plan_.write_buffers + plan_.working_bytes + plan_.merge_buffers +
+                  std::max<uint64_t>(spool.footprint_peak() + schedule, 1u << 20);  // plan_count's least spool
 }
 
 }  // namespace

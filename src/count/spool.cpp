@@ -40,6 +40,13 @@ bool Spool::take_memory(uint32_t size) {
   return true;
 }
 
+void Spool::add_footprint(uint32_t bytes) {
+  const uint64_t now = footprint_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  uint64_t peak = footprint_peak_.load(std::memory_order_relaxed);
+  while (now > peak && !footprint_peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
 int Spool::create_file(const std::string& dir, const std::string& named) {
   std::string path = dir + "/kmerbloom-spool-XXXXXX";
   const int fd = ::mkstemp(path.data());
@@ -65,6 +72,8 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
   b.size = size;
   const bool pooled = slot_ > 0 && size <= slot_;
   const uint32_t held = pooled ? slot_ : size;
+  b.footprint = held;
+  add_footprint(held);
   if (take_memory(held)) {
     b.held = held;
     if (pooled) {
@@ -155,6 +164,8 @@ void Spool::read(const Block& b, uint32_t offset, uint32_t size, void* out) cons
 }
 
 void Spool::release(Block& b) {
+  footprint_.fetch_sub(b.footprint, std::memory_order_relaxed);
+  b.footprint = 0;
   if (!b.in_memory()) return;
   if (b.owned) b.owned.reset();
   else give_slot(b.memory);

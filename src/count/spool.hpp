@@ -73,6 +73,7 @@ class Spool {
     uint64_t offset = 0;  // in the file, when not in memory
     uint32_t size = 0;
     uint32_t held = 0;    // bytes of memory it holds (counted against the budget)
+    uint32_t footprint = 0;  // bytes it holds in memory, or would hold there; 0 once released
     bool in_memory() const { return memory != nullptr; }
   };
 
@@ -98,6 +99,9 @@ class Spool {
   uint64_t memory_peak() const { return memory_peak_.load(std::memory_order_relaxed); }
   uint64_t disk_bytes() const { return disk_.load(std::memory_order_relaxed); }
   uint64_t memory_budget() const { return budget_; }
+  // The most memory the blocks stored and not yet released would have held
+  // at once, had every one stayed in memory: the budget that spills nothing.
+  uint64_t footprint_peak() const { return footprint_peak_.load(std::memory_order_relaxed); }
 
   // The directory temporary files go to: `dir`, else $TMPDIR, else /tmp.
   static std::string resolve_dir(const std::string& dir);
@@ -108,6 +112,8 @@ class Spool {
 
  private:
   bool take_memory(uint32_t size);
+  // Counts a block's footprint among the blocks alive.
+  void add_footprint(uint32_t bytes);
   // Writes the staging buffer at its offset and empties it. Needs disk_mu_.
   void write_staging();
   // Writes size bytes at `offset` of the file; a failure is a SpoolError.
@@ -127,6 +133,7 @@ class Spool {
   std::vector<uint8_t> staging_;   // the file's bytes from written_ on
   std::atomic<uint64_t> written_{0};  // bytes of the file written out
   std::atomic<uint64_t> memory_{0}, memory_peak_{0}, disk_{0};
+  std::atomic<uint64_t> footprint_{0}, footprint_peak_{0};
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<uint8_t[], detail::TableFree>> chunks_;  // the pool: 4 MiB (or 256 slots) each
   std::vector<uint8_t*> free_slots_;

@@ -177,7 +177,8 @@ json count_stats_json(const RunInfo& run, const CountOptions& o, const CountResu
   j["temporary"] = {{"dir", r.spool.dir},
                     {"memory_budget_bytes", r.spool.memory_budget},
                     {"memory_peak_bytes", r.spool.memory_peak},
-                    {"disk_bytes_written", r.spool.disk_bytes}};
+                    {"disk_bytes_written", r.spool.disk_bytes},
+                    {"max_memory_to_hold_bytes", r.spool.hold_budget}};
   j["memory_bytes"] = {{"table", r.table_bytes},
                        {"bloom", r.bloom.bytes},
                        {"spool", r.spool.memory_peak},

@@ -35,6 +35,38 @@ for t in 1 2; do
   empty_tmp "-M ${m}M -t $t"
 done
 
+# ------------------------------------------ what it takes to stay in memory
+# A run that spilled says which -M would have held its blocks in memory; the
+# statistics give the bytes (max_memory_to_hold_bytes). At one thread the
+# blocks come in the same order every run: that many bytes, rounded up to a
+# MiB, spill nothing, and a MiB less spills. At two threads the -M of the
+# message holds them, run after run.
+hint_in() { sed -n 's/.* went to temporary files in .*; -M \([0-9.]*[MG]\) would have kept it in memory$/\1/p' "$1"; }
+"$KB" count "$T/reads.fq" -t 1 -M 22M -o "$T/h.tsv" --stats "$T/h.json" --no-multiqc 2> "$T/h.err"
+hint=$(hint_in "$T/h.err")
+check "-M 22M: the spill names the -M that holds it in memory (${hint:-none})" test -n "$hint"
+hold=$(json_num "$T/h.json" max_memory_to_hold_bytes)
+up=$(((hold + 1048575) / 1048576))
+check "-t 1: the -M that holds it ($up MiB) is above the one given (22 MiB)" test "$up" -gt 22
+for m in "$up" $((up - 1)); do
+  "$KB" count "$T/reads.fq" -t 1 -M "${m}M" -o "$T/h.tsv" --stats "$T/h.json" --no-multiqc 2> "$T/h.err"
+  written=$(json_num "$T/h.json" disk_bytes_written)
+  hinted=$(grep -c "went to temporary files" "$T/h.err" || true)
+  if [ "$m" -eq "$up" ]; then
+    check "-M ${m}M -t 1: nothing to temporary files ($written bytes), no hint" test "$written" -eq 0 -a "$hinted" -eq 0
+  else
+    check "-M ${m}M -t 1 (a MiB less): a spill ($written bytes)" test "$written" -gt 0
+  fi
+  same "-M ${m}M -t 1: same k-mers as in memory" "$T/mem.tsv" "$T/h.tsv"
+done
+"$KB" count "$T/reads.fq" -t 2 -M 40M -o "$T/h.tsv" --no-multiqc 2> "$T/h.err"
+hint=$(hint_in "$T/h.err")
+check "-M 40M -t 2: the spill names an -M (${hint:-none})" test -n "$hint"
+for run in 1 2 3; do
+  "$KB" count "$T/reads.fq" -t 2 -M "${hint:-40M}" -o "$T/h.tsv" --stats "$T/h.json" --no-multiqc -q
+  check "-M ${hint:-?} -t 2, run $run: nothing to temporary files" test "$(json_num "$T/h.json" disk_bytes_written)" -eq 0
+done
+
 # ------------------------------------------- partitions sized for the cache
 # The partitions follow the L2 cache a thread has (read from sysfs, or
 # planted with KMERBLOOM_L2_CACHE): a smaller cache, more partitions; one far

@@ -194,6 +194,15 @@ TEST(Progress, Formatting) {
   EXPECT_EQ(format_quantity(12345), "12.3 k");
   EXPECT_EQ(format_quantity(4.56e6), "4.56 M");
   EXPECT_EQ(format_quantity(1.2e9), "1.20 G");
+  // A value for -M, never below the bytes it stands for.
+  EXPECT_EQ(format_memory_option(1), "1M");
+  EXPECT_EQ(format_memory_option(uint64_t{700} << 20), "700M");
+  EXPECT_EQ(format_memory_option((uint64_t{700} << 20) + 1), "701M");
+  EXPECT_EQ(format_memory_option(uint64_t{1} << 30), "1024M");
+  EXPECT_EQ(format_memory_option((uint64_t{1} << 30) + 1), "1.1G");
+  EXPECT_EQ(format_memory_option(uint64_t{7} << 29), "3.5G");
+  EXPECT_EQ(format_memory_option((uint64_t{7} << 29) + 1), "3.6G");
+  EXPECT_EQ(format_memory_option(uint64_t{1} << 50), "1048576.0G");
 
   ProgressSnapshot s;
   s.pass = "pass 1: counting";
