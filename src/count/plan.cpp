@@ -72,9 +72,13 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   p.first_share = 0.8;
   p.block_bytes = block_bytes_for(o.threads, p.partitions);
   p.tmp_dir = Spool::resolve_dir(o.tmp_dir);
-  // Batches in flight (threads + 2, arena up to twice the bases) and per
-  // worker its scratch, thread stack and allocator arena.
-  p.read_buffers = e.from_bins ? 0 : (o.threads + 2) * o.batch_bases * 2 + o.threads * (8u << 20);
+  // Batches in flight (an arena up to twice the bases each) and per worker
+  // its scratch, thread stack and allocator arena.
+  const uint64_t least = o.threads + 2,
+                 ahead = std::max(least, std::min(kMaxReadAheadBatches, kReadAheadBases / std::max<uint64_t>(1, o.batch_bases)));
+  const bool deep = !o.max_memory || (ahead - least) * o.batch_bases * 2 <= o.max_memory / kReadAheadShare;
+  p.read_batches = static_cast<uint32_t>(deep ? ahead : least);
+  p.read_buffers = e.from_bins ? 0 : p.read_batches * o.batch_bases * 2 + o.threads * (8u << 20);
   p.write_buffers = e.from_bins ? 0 : uint64_t{o.threads} * p.partitions * p.block_bytes;
   const double occurrences = static_cast<double>(e.occurrences ? e.occurrences : e.input_bytes);
   p.working_bytes = uint64_t{o.threads} *

@@ -40,7 +40,8 @@ struct CountPlan {
   double fpr = 0;          // compound false-positive target of each partition's filter
   double first_share = 0;  // the first layer's share of it
   uint32_t block_bytes = 0;       // a worker's write buffer per partition
-  uint64_t read_buffers = 0;      // batches in flight, per-thread scratch
+  uint32_t read_batches = 0;      // batches in flight between the reader and the workers
+  uint64_t read_buffers = 0;      // those batches, per-thread scratch
   uint64_t write_buffers = 0;     // threads x partitions x block_bytes
   uint64_t working_bytes = 0;     // per-partition filter, table and loaded data, all threads
   uint64_t merge_buffers = 0;     // the merge's read-back buffers, ranges ahead of the writer, range starts
@@ -74,6 +75,16 @@ inline constexpr uint32_t kMaxPartitions = 4096;    // minimizer partitions at m
 // Default compound false-positive rate of the exact mode's per-partition
 // filters (a false positive costs a singleton one table slot).
 inline constexpr double kExactFpr = 0.03;
+// Bases the reading pass keeps in flight (PipelineOptions::batches): the
+// reader shares the cores with the workers, and with threads + 2 batches of
+// count's 512 K bases the workers waited for it while it was descheduled
+// (pass 1 of 0.75 and 3.0 Gbp of pairs at 2 threads kept 1.72-1.76 cores
+// busy; with 8 M bases in flight 1.84-1.91, and the pass on 3.0 Gbp took
+// 17.6-19.1 s against 18.9-22.8 s). Only threads + 2 under a -M the extra
+// batches would take more than a kReadAheadShare-th of.
+inline constexpr uint64_t kReadAheadBases = uint64_t{8} << 20;
+inline constexpr uint64_t kReadAheadShare = 16;
+inline constexpr uint64_t kMaxReadAheadBatches = 32;  // however small the batches
 // A worker's write buffer per partition (a spooled block) at least.
 inline constexpr uint32_t kMinBlockBytes = 8u << 10;
 // A worker's write buffer per partition: 8 MiB over all of them, within

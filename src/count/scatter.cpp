@@ -179,6 +179,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
   popt.workers = o.threads;
   popt.batch_bases = o.batch_bases;
   popt.piece_k = o.k;
+  popt.batches = plan.read_batches;
   const uint32_t parts = plan.partitions;
   try {
     run_pipeline(

@@ -47,7 +47,7 @@ struct BatchQueue {
 void run_pipeline(const std::vector<std::string>& inputs, const PipelineOptions& options,
                   const BatchWork& work, PipelineProgress* progress) {
   const unsigned workers = options.workers == 0 ? 1 : options.workers;
-  BatchQueue queue(workers + 2);
+  BatchQueue queue(std::max<size_t>(options.batches, workers + 2));
   detail::FirstError error;
 
   std::vector<std::thread> pool;

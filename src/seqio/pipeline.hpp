@@ -53,6 +53,10 @@ struct PipelineOptions {
   // so that a batch stays within twice batch_bases whatever the records.
   // 0: whole records.
   unsigned piece_k = 0;
+  // Batches in flight, read or being read (at least workers + 2, the
+  // default): the reader shares the cores with the workers, and a deeper
+  // queue keeps them busy while the scheduler holds it back.
+  size_t batches = 0;
 };
 
 // Progress as the reader sees it, readable from any thread.

@@ -135,6 +135,20 @@ TEST(CountPlan, DefaultSpoolIsAQuarterOfTheAvailableMemoryWithinBounds) {
   EXPECT_LT(plan_count(opts(2, uint64_t{100} << 20), e).spool_memory, uint64_t{100} << 20);  // -M is the cap
 }
 
+// The reading pass keeps kReadAheadBases in flight (count's batches of
+// 512 K bases: 16 of them), counted in the read buffers, unless a -M is so
+// small that they would take more than a sixteenth of it.
+TEST(CountPlan, ReadAheadBatchesWithinTheBudget) {
+  const CountEstimate e{uint64_t{400} << 20};
+  for (const uint64_t m : {uint64_t{0}, uint64_t{1} << 30}) {
+    const CountPlan p = plan_count(opts(2, m), e);
+    EXPECT_EQ(p.read_batches, kReadAheadBases / CountOptions().batch_bases) << m;
+    EXPECT_EQ(p.read_buffers, p.read_batches * CountOptions().batch_bases * 2 + 2 * (uint64_t{8} << 20)) << m;
+  }
+  EXPECT_EQ(plan_count(opts(2, uint64_t{120} << 20), e).read_batches, 4u);  // threads + 2: 12 MiB more > 120 MiB / 16
+  EXPECT_EQ(plan_count(opts(64, 0), e).read_batches, 66u);
+}
+
 TEST(CountPlan, SpoolMemoryIsTheBudgetLeftOver) {
   const CountPlan free_run = plan_count(opts(2, 0), {uint64_t{400} << 20});
   EXPECT_EQ(free_run.spool_memory, kDefaultSpoolMemory);
