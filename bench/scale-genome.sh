@@ -116,6 +116,14 @@ kmc_vs_kff() {
   printf '%s vs kmc -ci2: %s\n' "$name" "$v" | tee -a "$OUT/verdicts" >&2
 }
 
+# kb_run NAME TAG BINARY [OPTION...]: one kmerbloom count of the set in round r,
+# its KFF and statistics as $S/TAG.$r.kff and .json.
+kb_run() {
+  local name=$1 tag=$2 bin=$3; shift 3
+  watched "$name.$set.$r" "$S/tmp" "$bin" count "${INPUTS[@]}" -k 31 -t 2 "$@" --tmp-dir "$S/tmp" \
+    --format kff -o "$S/$tag.$r.kff" --stats "$S/$tag.$r.json" --no-multiqc
+}
+
 for set in "${SETS[@]}"; do
   set_inputs "$set" || { echo "$set: skipped (missing input)" >> "$OUT/verdicts"; continue; }
   S=$OUT/$set
@@ -129,12 +137,9 @@ for set in "${SETS[@]}"; do
     # reading pass took 1-2 s more there than in second place).
     for i in "${!variants[@]}"; do
       case ${variants[$(((i + r - 1) % ${#variants[@]}))]} in
-        kb) watched "kmerbloom.$set.$r" "$S/tmp" "$KB" count "${INPUTS[@]}" -k 31 -t 2 --tmp-dir "$S/tmp" \
-              --format kff -o "$S/kb.$r.kff" --stats "$S/kb.$r.json" --no-multiqc ;;
-        kb1g) watched "kmerbloom_M1G.$set.$r" "$S/tmp" "$KB" count "${INPUTS[@]}" -k 31 -t 2 -M 1G --tmp-dir "$S/tmp" \
-                --format kff -o "$S/kb1g.$r.kff" --stats "$S/kb1g.$r.json" --no-multiqc ;;
-        kbbase) watched "kmerbloom_base.$set.$r" "$S/tmp" "$KB_BASE" count "${INPUTS[@]}" -k 31 -t 2 --tmp-dir "$S/tmp" \
-                  --format kff -o "$S/kbbase.$r.kff" --stats "$S/kbbase.$r.json" --no-multiqc ;;
+        kb) kb_run kmerbloom kb "$KB" ;;
+        kb1g) kb_run kmerbloom_M1G kb1g "$KB" -M 1G ;;
+        kbbase) kb_run kmerbloom_base kbbase "$KB_BASE" ;;
       esac
     done
     watched "kmc.$set.$r" "$S/tmp" kmc -k31 -ci2 -cs4294967295 -t2 -m4 -fq @"$S/list" "$S/kmc.$r" "$S/tmp"

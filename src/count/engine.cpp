@@ -355,7 +355,7 @@ class Engine {
     z.relative_std_error = pilot_kmers ? 1 / std::sqrt(std::max(1.0, distinct_ratio_ * static_cast<double>(pilot_kmers))) : 0;
     z.fpr = plan_.gated ? plan_.fpr : 0;
     z.first_layer_share = plan_.gated ? plan_.first_share : 0;
-    z.planned_bytes = plan_.read_buffers + plan_.write_buffers + plan_.working_bytes + plan_.merge_buffers +
+    z.planned_bytes = plan_.buffer_bytes() +
                       plan_.spool_memory;
     for (uint32_t p = 0; p < plan_.partitions; ++p) {
       uint32_t sweeps = 1;
@@ -874,8 +874,7 @@ void Engine<W>::finish(CountResult& r, const Spool& spool) {
   // partition in another run (the peak is where pass 1 ends, every block
   // stored).
   const uint64_t schedule = uint64_t{o_.threads - 1} * plan_.partitions * plan_.block_bytes;
-  s.hold_budget = plan_.read_buffers + plan_.write_buffers + plan_.working_bytes + plan_.merge_buffers +
-                  std::max<uint64_t>(spool.footprint_peak() + schedule, 1u << 20);  // plan_count's least spool
+  s.hold_budget = plan_.buffer_bytes() + std::max(spool.footprint_peak() + schedule, kLeastSpoolMemory);
 }
 
 }  // namespace

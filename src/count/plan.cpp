@@ -85,15 +85,14 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
                     counting_bytes_per_thread(p.cache_bytes, o.first_sightings_bytes.value_or(kFirstSightingsBytes),
                                               occurrences / p.partitions);
   p.merge_buffers = uint64_t{p.partitions} * (kRunBlockBytes + (kMergeRanges + 1) * sizeof(uint32_t));
-  const uint64_t fixed = p.read_buffers + p.write_buffers + p.working_bytes + p.merge_buffers;
+  const uint64_t fixed = p.buffer_bytes();
   if (!o.max_memory) {
     p.spool_memory = o.spool_memory.value_or(default_spool_memory(e.available_memory));
     return p;
   }
-  // At least 1 MB of spool memory, for the blocks in flight.
-  if (fixed + (1u << 20) > o.max_memory)
+  if (fixed + kLeastSpoolMemory > o.max_memory)
     throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + plural(o.threads, "thread") +
-                      " alone need " + format_megabytes(fixed + (1u << 20)) + " (reading " +
+                      " alone need " + format_megabytes(fixed + kLeastSpoolMemory) + " (reading " +
                       format_megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
                       format_megabytes(p.write_buffers + p.merge_buffers) + ", counting " + format_megabytes(p.working_bytes) +
                       "); raise -M or use fewer threads (-t)");

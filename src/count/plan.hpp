@@ -47,7 +47,12 @@ struct CountPlan {
   uint64_t merge_buffers = 0;     // the merge's read-back buffers, ranges ahead of the writer, range starts
   uint64_t spool_memory = 0;      // spooled blocks held in memory at most; beyond, temporary files
   std::string tmp_dir;
+  // What the run holds besides the spool's blocks; -M is this and the spool.
+  uint64_t buffer_bytes() const { return read_buffers + write_buffers + working_bytes + merge_buffers; }
 };
+
+// The least spool memory a -M must leave, for the blocks in flight.
+inline constexpr uint64_t kLeastSpoolMemory = uint64_t{1} << 20;
 
 // Default spool memory without -M (default_spool_memory): a quarter of the
 // memory available when the run starts, at least 32 MiB and at most 768 MiB,

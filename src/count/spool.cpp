@@ -29,22 +29,21 @@ Spool::~Spool() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+namespace {
+void raise_peak(std::atomic<uint64_t>& peak, uint64_t now) {
+  uint64_t was = peak.load(std::memory_order_relaxed);
+  while (now > was && !peak.compare_exchange_weak(was, now, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
 bool Spool::take_memory(uint32_t size) {
   uint64_t now = memory_.load(std::memory_order_relaxed);
   do {
     if (now + size > budget_) return false;
   } while (!memory_.compare_exchange_weak(now, now + size, std::memory_order_relaxed));
-  uint64_t peak = memory_peak_.load(std::memory_order_relaxed);
-  while (now + size > peak && !memory_peak_.compare_exchange_weak(peak, now + size, std::memory_order_relaxed)) {
-  }
+  raise_peak(memory_peak_, now + size);
   return true;
-}
-
-void Spool::add_footprint(uint32_t bytes) {
-  const uint64_t now = footprint_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  uint64_t peak = footprint_peak_.load(std::memory_order_relaxed);
-  while (now > peak && !footprint_peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-  }
 }
 
 int Spool::create_file(const std::string& dir, const std::string& named) {
@@ -72,10 +71,9 @@ Spool::Block Spool::put(const void* data, uint32_t size) {
   b.size = size;
   const bool pooled = slot_ > 0 && size <= slot_;
   const uint32_t held = pooled ? slot_ : size;
-  b.footprint = held;
-  add_footprint(held);
+  b.held = held;
+  raise_peak(footprint_peak_, footprint_.fetch_add(held, std::memory_order_relaxed) + held);
   if (take_memory(held)) {
-    b.held = held;
     if (pooled) {
       b.memory = take_slot();
     } else {
@@ -164,13 +162,14 @@ void Spool::read(const Block& b, uint32_t offset, uint32_t size, void* out) cons
 }
 
 void Spool::release(Block& b) {
-  footprint_.fetch_sub(b.footprint, std::memory_order_relaxed);
-  b.footprint = 0;
-  if (!b.in_memory()) return;
-  if (b.owned) b.owned.reset();
-  else give_slot(b.memory);
-  b.memory = nullptr;
-  memory_.fetch_sub(b.held, std::memory_order_relaxed);
+  footprint_.fetch_sub(b.held, std::memory_order_relaxed);
+  if (b.in_memory()) {
+    if (b.owned) b.owned.reset();
+    else give_slot(b.memory);
+    b.memory = nullptr;
+    memory_.fetch_sub(b.held, std::memory_order_relaxed);
+  }
+  b.held = 0;
 }
 
 // The pool grows by chunks of 4 MiB on huge pages: the spool takes in every

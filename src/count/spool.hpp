@@ -72,8 +72,9 @@ class Spool {
     std::unique_ptr<uint8_t[]> owned;
     uint64_t offset = 0;  // in the file, when not in memory
     uint32_t size = 0;
-    uint32_t held = 0;    // bytes of memory it holds (counted against the budget)
-    uint32_t footprint = 0;  // bytes it holds in memory, or would hold there; 0 once released
+    // Bytes it holds in memory (counted against the budget), or would hold
+    // there when it went to the file; 0 once released.
+    uint32_t held = 0;
     bool in_memory() const { return memory != nullptr; }
   };
 
@@ -112,8 +113,6 @@ class Spool {
 
  private:
   bool take_memory(uint32_t size);
-  // Counts a block's footprint among the blocks alive.
-  void add_footprint(uint32_t bytes);
   // Writes the staging buffer at its offset and empties it. Needs disk_mu_.
   void write_staging();
   // Writes size bytes at `offset` of the file; a failure is a SpoolError.
