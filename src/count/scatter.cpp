@@ -186,7 +186,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
         o.inputs, popt,
         [&](const RecordBatch& batch, unsigned id) {
           PartitionWriter& w = *writers[id];
-          InputSummary& s = sums[id];
+          InputSummary s;  // the batch's: the workers' sums share a cache line
           w.begin_batch(batch.serial);
           for (size_t i = 0; i < batch.size(); ++i) {
             const std::string_view seq = batch.seq(i);
@@ -198,6 +198,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
             }, all_bases);
           }
           w.end_batch();
+          sums[id].add(s);
         },
         &progress);
     for (auto& w : writers) w->finish();

@@ -61,8 +61,10 @@ InputSummary hash_all(const BuildOptions& o, const FilterHooks& hooks, Insert&& 
   popt.batch_bases = o.batch_bases;
   popt.piece_k = o.k;
   run_pipeline(o.inputs, popt, [&](const RecordBatch& b, unsigned id) {
-    std::vector<uint64_t>& h = chunks[id];
-    InputSummary& s = sums[id];
+    // The batch's sums and buffer held here: the workers' entries share
+    // cache lines, and each push_back would write one.
+    std::vector<uint64_t> h = std::move(chunks[id]);
+    InputSummary s;
     for (size_t i = 0; i < b.size(); ++i) {
       const std::string_view seq = b.seq(i);
       s.add_record(b, i);
@@ -73,6 +75,8 @@ InputSummary hash_all(const BuildOptions& o, const FilterHooks& hooks, Insert&& 
         h.clear();
       }
     }
+    sums[id].add(s);
+    chunks[id] = std::move(h);
   }, hooks.progress);
   InputSummary total;
   for (const auto& s : sums) total.add(s);

@@ -83,7 +83,7 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
       auto owned = std::make_unique<BatchHits>();
       BatchHits& hits = *owned;
       hits.serial = b.serial;
-      std::vector<uint64_t>& h = scratch[id];
+      std::vector<uint64_t> h = std::move(scratch[id]);  // held here: the workers' entries share cache lines
       h.clear();
       hits.kmers.resize(b.size());
       hits.present.assign(b.size(), 0);
@@ -102,6 +102,7 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
         hits.present[read] += filter.contains(h[i]);
         --left;
       }
+      scratch[id] = std::move(h);
       reorder.deliver(std::move(owned), [&](const BatchHits& done) {
         size_t off = 0;
         for (size_t i = 0; i < done.kmers.size(); ++i) {
