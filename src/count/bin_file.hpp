@@ -40,7 +40,7 @@ struct BinTrailer {
 static_assert(sizeof(BinTrailer) == 24);
 
 inline constexpr char kBinMagic[8] = {'K', 'M', 'E', 'R', 'B', 'I', 'N', 'S'};
-inline constexpr uint32_t kBinVersion = 2;  // 2: minimizers ordered by one multiply (kmer/minimizer.hpp)
+inline constexpr uint32_t kBinVersion = 3;  // 2: minimizers ordered by one multiply; 3: of 32 bits (kmer/minimizer.hpp)
 
 // Checksum of a bin's bytes (and of the index): 64-bit words through mix64,
 // seeded with the size. BinChecksum takes the bytes in pieces (a bin's

@@ -78,8 +78,8 @@ printf 'X' | dd of="$T/flip.kbin" bs=1 seek=20000 conv=notrunc 2> /dev/null
 expect_fail "one byte changed in a bin" 3 "flip.kbin: bin [0-9]+: checksum mismatch" -- \
   "$KB" count "$T/flip.kbin" -o "$T/x.tsv"
 cp "$T/c0.kbin" "$T/old.kbin"
-printf '\001' | dd of="$T/old.kbin" bs=1 seek=8 conv=notrunc 2> /dev/null  # the version, little-endian
-expect_fail "a bin file of version 1 (minimizers in another order)" 3 "old.kbin: .*bin file version 1, this kmerbloom reads version 2" -- \
+printf '\002' | dd of="$T/old.kbin" bs=1 seek=8 conv=notrunc 2> /dev/null  # the version, little-endian
+expect_fail "a bin file of version 2 (minimizers in another order)" 3 "old.kbin: .*bin file version 2, this kmerbloom reads version 3" -- \
   "$KB" count "$T/old.kbin" -o "$T/x.tsv"
 check "no output left by any of these" test ! -e "$T/x.tsv"
 expect_fail "bin to stdout refused" 2 "named file" -- "$KB" bin "$T/c0.fq" -o -

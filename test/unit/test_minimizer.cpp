@@ -30,7 +30,7 @@ uint64_t brute_minimizer(const std::string& s, size_t i, unsigned k, unsigned m,
   for (size_t j = i; j + m <= i + k; ++j) {
     const std::string mm = s.substr(j, m);
     const std::string key = canonical ? std::min(mm, kbtest::revcomp(mm)) : mm;
-    best = std::min(best, minimizer_hash(encode_kmer<uint64_t>(key)));
+    best = std::min<uint64_t>(best, minimizer_hash(static_cast<uint32_t>(encode_kmer<uint64_t>(key))));
   }
   return best;
 }
@@ -76,14 +76,14 @@ TEST(Minimizer, EveryKmerOnceInOrderWithItsMinimizer) {
   }
 }
 
-// A read of ACGTU only (either case) takes the splitter's fast path, which
-// hashes in two lanes and reads each letter's code from its bits: the same
+// A read of ACGTU only (either case) takes the splitter's fast path, one
+// run without a check of its letters, whose codes come from their bits: the same
 // super-k-mers as the general path, which a trailing N forces, and as a brute
 // force scan, at every length from k to past two windows and at both parities
 // of the m-mer count.
 TEST(Minimizer, CleanReadsSplitAsTheGeneralPathDoes) {
   std::mt19937_64 rng(11);
-  for (unsigned k : {1u, 2u, 3u, 11u, 12u, 21u, 31u, 40u, 63u}) {
+  for (unsigned k : {1u, 2u, 3u, 11u, 12u, 21u, 31u, 40u, 63u, 140u, 255u}) {
     const unsigned m = minimizer_length(k);
     for (bool canonical : {true, false}) {
       for (size_t n = k; n < k + 2 * (k - m + 1) + 4; ++n) {
@@ -164,5 +164,27 @@ TEST(Minimizer, PartitionsAreEven) {
   for (uint32_t p = 0; p < parts; ++p) {
     EXPECT_GT(static_cast<double>(kmers[p]), 0.85 * mean) << "partition " << p;
     EXPECT_LT(static_cast<double>(kmers[p]), 1.15 * mean) << "partition " << p;
+  }
+}
+
+// A random order of the m-mers gives a random sequence one minimizer change
+// (one super-k-mer) every (w + 1) / 2 k-mers, w = k - m + 1 the m-mers a
+// k-mer holds (Schleimer et al. 2003): the 32-bit hash orders m-mers as a
+// random order would. 2 M random bases a k, within 3% of 2 / (w + 1).
+TEST(Minimizer, DensityIsThatOfARandomOrder) {
+  std::mt19937_64 rng(12);
+  for (unsigned k : {21u, 31u, 63u}) {
+    const unsigned m = minimizer_length(k), w = k - m + 1;
+    SuperKmerSplitter sp(k, m, true);
+    uint64_t pieces = 0, kmers = 0;
+    for (int r = 0; r < 200; ++r) {
+      const std::string s = random_seq(rng, 10000);
+      sp.split(s, [&](size_t, size_t len, uint64_t) {
+        ++pieces;
+        kmers += len - k + 1;
+      });
+    }
+    const double density = static_cast<double>(pieces) / static_cast<double>(kmers), want = 2.0 / (w + 1);
+    EXPECT_NEAR(density, want, 0.03 * want) << "k=" << k;
   }
 }

@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(PartitionWriter, PartitionWriterTagged, ::testing::Bool
 // Tags are uniform over 0..255 and a sweep of S takes about 1/S of them.
 TEST(PartitionWriter, TagsSpreadOverTheSweeps) {
   std::vector<uint64_t> per_sweep(7, 0);
-  for (uint64_t m = 0; m < 70000; ++m) ++per_sweep[tag_sweep(minimizer_place(minimizer_hash(m), 4096).tag, 7)];
+  for (uint32_t m = 0; m < 70000; ++m) ++per_sweep[tag_sweep(minimizer_place(minimizer_hash(m), 4096).tag, 7)];
   for (const uint64_t n : per_sweep) EXPECT_NEAR(static_cast<double>(n), 10000.0, 500.0);
 }
 

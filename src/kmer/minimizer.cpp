@@ -1,0 +1,75 @@
+#include "kmer/minimizer.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace kmerbloom::detail {
+namespace {
+
+// Every m-mer of the run from its M / 2 base pairs (and its last base when
+// M is odd), canonical when asked, hashed: one pass the compiler vectorizes,
+// M known at compile time so that the pairs unroll.
+template <unsigned M>
+inline void hash_mmers(const uint32_t* __restrict c, const uint32_t* __restrict f2, const uint32_t* __restrict r2,
+                       uint32_t* __restrict h, size_t mmers, bool canonical) {
+  for (size_t i = 0; i < mmers; ++i) {
+    uint32_t fw = 0, rc = 0;
+    for (unsigned q = 0; q < M / 2; ++q) {
+      fw = fw << 4 | f2[i + 2 * q];
+      rc |= r2[i + 2 * q] << (4 * q);
+    }
+    if constexpr (M % 2 == 1) {
+      fw = fw << 2 | c[i + M - 1];
+      rc |= (3 - c[i + M - 1]) << (2 * (M - 1));
+    }
+    h[i] = minimizer_hash(canonical ? std::min(fw, rc) : fw);
+  }
+}
+
+}  // namespace
+
+// Not cloned under ThreadSanitizer (see block_fill in bloom/bloom.cpp).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void minimizer_scan(const char* __restrict s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride,
+                    uint32_t* __restrict scratch, uint32_t* __restrict window) {
+  uint32_t* __restrict c = scratch;               // 2-bit codes, then a zero
+  uint32_t* __restrict f2 = scratch + stride;     // the pair at i, first base high
+  uint32_t* __restrict r2 = scratch + 2 * stride; // its reverse complement
+  uint32_t* __restrict h = scratch + 3 * stride;  // the m-mer hashes
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t x = static_cast<uint8_t>(s[i]);
+    c[i] = ((x >> 1) & 3) ^ ((x >> 2) & 1);  // base_codes, a letter a lane
+  }
+  c[n] = 0;
+  for (size_t i = 0; i < n; ++i) {
+    f2[i] = c[i] << 2 | c[i + 1];
+    r2[i] = (3 - c[i]) | (3 - c[i + 1]) << 2;
+  }
+  const size_t mmers = n - m + 1;
+  switch (m) {
+#define KMERBLOOM_MMERS(M) \
+  case M: hash_mmers<M>(c, f2, r2, h, mmers, canonical); break;
+    KMERBLOOM_MMERS(1) KMERBLOOM_MMERS(2) KMERBLOOM_MMERS(3) KMERBLOOM_MMERS(4) KMERBLOOM_MMERS(5) KMERBLOOM_MMERS(6)
+    KMERBLOOM_MMERS(7) KMERBLOOM_MMERS(8) KMERBLOOM_MMERS(9) KMERBLOOM_MMERS(10) KMERBLOOM_MMERS(11) KMERBLOOM_MMERS(12)
+    KMERBLOOM_MMERS(13) KMERBLOOM_MMERS(14) KMERBLOOM_MMERS(15) KMERBLOOM_MMERS(16)
+#undef KMERBLOOM_MMERS
+  }
+  // a[i] is the least hash of [i, i + P), for P doubling while 2P <= w, in
+  // two arrays by turns (f2 is free now); then a k-mer's window [j, j + w)
+  // is [j, j + P) and [j + w - P, j + w).
+  const size_t w = k - m + 1, kmers = n - k + 1;
+  uint32_t* __restrict a = h;
+  uint32_t* __restrict b = f2;
+  size_t p = 1, len = mmers;
+  for (; 2 * p <= w; p *= 2) {
+    len -= p;
+    for (size_t i = 0; i < len; ++i) b[i] = std::min(a[i], a[i + p]);
+    std::swap(a, b);
+  }
+  const size_t off = w - p;
+  for (size_t i = 0; i < kmers; ++i) window[i] = std::min(a[i], a[i + off]);
+}
+
+}  // namespace kmerbloom::detail
