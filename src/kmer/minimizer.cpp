@@ -26,27 +26,42 @@ inline void hash_mmers(const uint32_t* __restrict c, const uint32_t* __restrict 
   }
 }
 
+// Pass helpers: their pointers are restrict within a call, so that each
+// loop vectorizes without checks of overlap.
+inline void codes_of(const char* __restrict s, size_t n, uint32_t* __restrict c) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t x = static_cast<uint8_t>(s[i]);
+    c[i] = ((x >> 1) & 3) ^ ((x >> 2) & 1);  // base_codes, a letter a lane
+  }
+  c[n] = 0;
+}
+
+inline void pairs_of(const uint32_t* __restrict c, size_t n, uint32_t* __restrict f2, uint32_t* __restrict r2) {
+  for (size_t i = 0; i < n; ++i) {
+    f2[i] = c[i] << 2 | c[i + 1];
+    r2[i] = (3 - c[i]) | (3 - c[i + 1]) << 2;
+  }
+}
+
+// out[i] = the least of in[i] and in[i + p], i < n.
+inline void least_of_two(const uint32_t* __restrict in, size_t n, size_t p, uint32_t* __restrict out) {
+  for (size_t i = 0; i < n; ++i) out[i] = std::min(in[i], in[i + p]);
+}
+
 }  // namespace
 
 // Not cloned under ThreadSanitizer (see block_fill in bloom/bloom.cpp).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void minimizer_scan(const char* __restrict s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride,
-                    uint32_t* __restrict scratch, uint32_t* __restrict window) {
-  uint32_t* __restrict c = scratch;               // 2-bit codes, then a zero
-  uint32_t* __restrict f2 = scratch + stride;     // the pair at i, first base high
-  uint32_t* __restrict r2 = scratch + 2 * stride; // its reverse complement
-  uint32_t* __restrict h = scratch + 3 * stride;  // the m-mer hashes
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t x = static_cast<uint8_t>(s[i]);
-    c[i] = ((x >> 1) & 3) ^ ((x >> 2) & 1);  // base_codes, a letter a lane
-  }
-  c[n] = 0;
-  for (size_t i = 0; i < n; ++i) {
-    f2[i] = c[i] << 2 | c[i + 1];
-    r2[i] = (3 - c[i]) | (3 - c[i + 1]) << 2;
-  }
+void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride, uint32_t* scratch,
+                    uint32_t* window) {
+  uint32_t* c = scratch;                // 2-bit codes, then a zero
+  uint32_t* f2 = scratch + stride;      // the pair at i, first base high
+  uint32_t* r2 = scratch + 2 * stride;  // its reverse complement
+  uint32_t* h = scratch + 3 * stride;   // the m-mer hashes
+  codes_of(s, n, c);
+  pairs_of(c, n, f2, r2);
   const size_t mmers = n - m + 1;
   switch (m) {
 #define KMERBLOOM_MMERS(M) \
@@ -56,20 +71,19 @@ void minimizer_scan(const char* __restrict s, size_t n, unsigned k, unsigned m, 
     KMERBLOOM_MMERS(13) KMERBLOOM_MMERS(14) KMERBLOOM_MMERS(15) KMERBLOOM_MMERS(16)
 #undef KMERBLOOM_MMERS
   }
-  // a[i] is the least hash of [i, i + P), for P doubling while 2P <= w, in
+  // a[i] is the least hash of [i, i + p), for p doubling while 2p <= w, in
   // two arrays by turns (f2 is free now); then a k-mer's window [j, j + w)
-  // is [j, j + P) and [j + w - P, j + w).
+  // is [j, j + p) and [j + w - p, j + w).
   const size_t w = k - m + 1, kmers = n - k + 1;
-  uint32_t* __restrict a = h;
-  uint32_t* __restrict b = f2;
+  uint32_t* a = h;
+  uint32_t* b = f2;
   size_t p = 1, len = mmers;
   for (; 2 * p <= w; p *= 2) {
     len -= p;
-    for (size_t i = 0; i < len; ++i) b[i] = std::min(a[i], a[i + p]);
+    least_of_two(a, len, p, b);
     std::swap(a, b);
   }
-  const size_t off = w - p;
-  for (size_t i = 0; i < kmers; ++i) window[i] = std::min(a[i], a[i + off]);
+  least_of_two(a, kmers, w - p, window);
 }
 
 }  // namespace kmerbloom::detail
