@@ -85,15 +85,20 @@ set_inputs() {
 watched() {
   local name=$1 tmp=$2; shift 2
   mkdir -p "$tmp"
+  rm -f "$OUT/$name.watch"
+  # The figures so far are written every second: a TERM trap that wrote
+  # them once at the end sometimes failed to parse when the signal came
+  # during the process substitution, and the run's load was lost.
   (
     peak=0 n=0 sum=0 max=0 mean=0
-    trap 'printf "%s\t%s\t%s\t%s\n" "$name" "$peak" "$mean" "$max" > "$OUT/$name.watch"; exit 0' TERM
     while :; do
       b=$(du -sb "$tmp" 2> /dev/null | cut -f1); [ "${b:-0}" -gt "$peak" ] && peak=$b
       l=$(cut -d' ' -f1 /proc/loadavg); n=$((n + 1))
       read -r sum mean max < <(awk -v s="$sum" -v n="$n" -v m="$max" -v l="$l" \
         'BEGIN { s += l; printf "%s %.2f %s\n", s, s / n, (l > m ? l : m) }')
-      sleep 1 & wait $!
+      printf "%s\t%s\t%s\t%s\n" "$name" "$peak" "$mean" "$max" > "$OUT/$name.watch.part"
+      mv -f "$OUT/$name.watch.part" "$OUT/$name.watch"
+      sleep 1
     done
   ) &
   local watcher=$!
