@@ -43,16 +43,18 @@ constexpr unsigned minimizer_length(unsigned k) { return std::min(k, kDefaultMin
 constexpr uint32_t minimizer_hash(uint32_t mmer) { return (mmer ^ 0x5bd1e995u) * 0x9e3779b1u; }
 
 namespace detail {
-// Words of scratch minimizer_scan needs past n, in each of its arrays.
-inline constexpr size_t kScanPad = 16;
+// Words of scratch minimizer_scan needs past n, in each of its arrays (the
+// code array's zero after the last base).
+inline constexpr size_t kScanPad = 1;
 // One run of n >= k bases, all ACGTU (either case): window[j], for each of
 // its n - k + 1 k-mers, the least minimizer_hash of the k-mer's m-mers
 // (canonical m-mers when `canonical`), m <= 16. scratch holds 4 x stride
-// words, window stride, stride >= n + kScanPad. Each step is a pass over an array
-// that the compiler vectorizes (AVX2 where the CPU has it, chosen at load
-// time): the 2-bit codes, the codes of base pairs, every m-mer from m / 2
-// pairs, its hash, and the window's minimum in log2(w) + 1 passes, each
-// taking the minimum of two overlapping windows of half the width.
+// words, window stride, stride >= n + kScanPad. Each step is a pass over
+// an array that the compiler vectorizes (AVX2 where the CPU has it, chosen
+// at load time): the 2-bit codes, the codes of base pairs, every m-mer from
+// m / 2 pairs and its hash, then passes that double the width of a window's
+// minimum up to the largest power of two within w = k - m + 1, and one that
+// joins two such windows, overlapping, into each k-mer's.
 void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride, uint32_t* scratch,
                     uint32_t* window);
 }  // namespace detail
