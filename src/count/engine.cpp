@@ -355,8 +355,7 @@ class Engine {
     z.relative_std_error = pilot_kmers ? 1 / std::sqrt(std::max(1.0, distinct_ratio_ * static_cast<double>(pilot_kmers))) : 0;
     z.fpr = plan_.gated ? plan_.fpr : 0;
     z.first_layer_share = plan_.gated ? plan_.first_share : 0;
-    z.planned_bytes = plan_.buffer_bytes() +
-                      plan_.spool_memory;
+    z.planned_bytes = plan_.buffer_bytes() + plan_.spool_memory;
     for (uint32_t p = 0; p < plan_.partitions; ++p) {
       uint32_t sweeps = 1;
       const PartitionSizing s = sizing_of(p, true, sweeps);

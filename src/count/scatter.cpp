@@ -170,7 +170,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
                                     PipelineProgress& progress, InputSummary& sum) {
   std::vector<std::unique_ptr<PartitionWriter>> writers;
   std::vector<SuperKmerSplitter> splitters;
-  std::vector<InputSummary> sums(o.threads);
+  std::vector<PerWorker<InputSummary>> sums(o.threads);
   for (unsigned i = 0; i < o.threads; ++i) {
     writers.push_back(std::make_unique<PartitionWriter>(store, plan.block_bytes, o.k));
     splitters.emplace_back(o.k, plan.minimizer, o.canonical);
@@ -186,7 +186,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
         o.inputs, popt,
         [&](const RecordBatch& batch, unsigned id) {
           PartitionWriter& w = *writers[id];
-          InputSummary s;  // the batch's: the workers' sums share a cache line
+          InputSummary& s = sums[id].value;
           w.begin_batch(batch.serial);
           for (size_t i = 0; i < batch.size(); ++i) {
             const std::string_view seq = batch.seq(i);
@@ -198,7 +198,6 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
             }, all_bases);
           }
           w.end_batch();
-          sums[id].add(s);
         },
         &progress);
     for (auto& w : writers) w->finish();
@@ -221,7 +220,7 @@ std::vector<uint64_t> scatter_input(const CountOptions& o, const CountPlan& plan
   }
   std::vector<uint64_t> kmers(parts, 0);
   for (unsigned i = 0; i < o.threads; ++i) {
-    sum.add(sums[i]);
+    sum.add(sums[i].value);
     const std::vector<uint64_t> n = writers[i]->kmers();
     for (uint32_t p = 0; p < parts; ++p) kmers[p] += n[p];
   }

@@ -54,17 +54,15 @@ void insert_hashes(Filter& f, const uint64_t* h, size_t n) {
 template <class W, class Insert>
 InputSummary hash_all(const BuildOptions& o, const FilterHooks& hooks, Insert&& insert) {
   const KmerShape<W> shape(o.k, o.canonical);
-  std::vector<InputSummary> sums(o.threads);
-  std::vector<std::vector<uint64_t>> chunks(o.threads);
+  std::vector<PerWorker<InputSummary>> sums(o.threads);
+  std::vector<PerWorker<std::vector<uint64_t>>> chunks(o.threads);
   PipelineOptions popt;
   popt.workers = o.threads;
   popt.batch_bases = o.batch_bases;
   popt.piece_k = o.k;
   run_pipeline(o.inputs, popt, [&](const RecordBatch& b, unsigned id) {
-    // The batch's sums and buffer held here: the workers' entries share
-    // cache lines, and each push_back would write one.
-    std::vector<uint64_t> h = std::move(chunks[id]);
-    InputSummary s;
+    std::vector<uint64_t>& h = chunks[id].value;
+    InputSummary& s = sums[id].value;
     for (size_t i = 0; i < b.size(); ++i) {
       const std::string_view seq = b.seq(i);
       s.add_record(b, i);
@@ -75,11 +73,9 @@ InputSummary hash_all(const BuildOptions& o, const FilterHooks& hooks, Insert&& 
         h.clear();
       }
     }
-    sums[id].add(s);
-    chunks[id] = std::move(h);
   }, hooks.progress);
   InputSummary total;
-  for (const auto& s : sums) total.add(s);
+  for (const auto& s : sums) total.add(s.value);
   return total;
 }
 

@@ -74,7 +74,7 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
   const uint64_t seed = lf.meta.seed;
   Tally tally{.s = {.threshold = o.threshold}};
   detail::SerialOrder<BatchHits> reorder(4 * uint64_t{o.threads} + 4);
-  std::vector<std::vector<uint64_t>> scratch(o.threads);
+  std::vector<PerWorker<std::vector<uint64_t>>> scratch(o.threads);
   PipelineOptions popt;
   popt.workers = o.threads;
   popt.batch_bases = o.batch_bases;
@@ -83,7 +83,7 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
       auto owned = std::make_unique<BatchHits>();
       BatchHits& hits = *owned;
       hits.serial = b.serial;
-      std::vector<uint64_t> h = std::move(scratch[id]);  // held here: the workers' entries share cache lines
+      std::vector<uint64_t>& h = scratch[id].value;
       h.clear();
       hits.kmers.resize(b.size());
       hits.present.assign(b.size(), 0);
@@ -102,7 +102,6 @@ QuerySummary query_with(const LoadedFilter& lf, const QueryOptions& o,
         hits.present[read] += filter.contains(h[i]);
         --left;
       }
-      scratch[id] = std::move(h);
       reorder.deliver(std::move(owned), [&](const BatchHits& done) {
         size_t off = 0;
         for (size_t i = 0; i < done.kmers.size(); ++i) {

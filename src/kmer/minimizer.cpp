@@ -29,10 +29,7 @@ inline void hash_mmers(const uint32_t* __restrict c, const uint32_t* __restrict 
 // Pass helpers: their pointers are restrict within a call, so that each
 // loop vectorizes without checks of overlap.
 inline void codes_of(const char* __restrict s, size_t n, uint32_t* __restrict c) {
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t x = static_cast<uint8_t>(s[i]);
-    c[i] = ((x >> 1) & 3) ^ ((x >> 2) & 1);  // base_codes, a letter a lane
-  }
+  for (size_t i = 0; i < n; ++i) c[i] = base_codes(static_cast<uint8_t>(s[i]));  // a letter a lane
   c[n] = 0;
 }
 
@@ -67,8 +64,7 @@ void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canoni
 #define KMERBLOOM_MMERS(M) \
   case M: hash_mmers<M>(c, f2, r2, h, mmers, canonical); break;
     KMERBLOOM_MMERS(1) KMERBLOOM_MMERS(2) KMERBLOOM_MMERS(3) KMERBLOOM_MMERS(4) KMERBLOOM_MMERS(5) KMERBLOOM_MMERS(6)
-    KMERBLOOM_MMERS(7) KMERBLOOM_MMERS(8) KMERBLOOM_MMERS(9) KMERBLOOM_MMERS(10) KMERBLOOM_MMERS(11) KMERBLOOM_MMERS(12)
-    KMERBLOOM_MMERS(13) KMERBLOOM_MMERS(14) KMERBLOOM_MMERS(15) KMERBLOOM_MMERS(16)
+    KMERBLOOM_MMERS(7) KMERBLOOM_MMERS(8) KMERBLOOM_MMERS(9) KMERBLOOM_MMERS(10) KMERBLOOM_MMERS(11)
 #undef KMERBLOOM_MMERS
   }
   // a[i] is the least hash of [i, i + p), for p doubling while 2p <= w, in

@@ -48,7 +48,7 @@ namespace detail {
 inline constexpr size_t kScanPad = 1;
 // One run of n >= k bases, all ACGTU (either case): window[j], for each of
 // its n - k + 1 k-mers, the least minimizer_hash of the k-mer's m-mers
-// (canonical m-mers when `canonical`), m <= 16. scratch holds 4 x stride
+// (canonical m-mers when `canonical`), m <= kDefaultMinimizerLength. scratch holds 4 x stride
 // words, window stride, stride >= n + kScanPad. Each step is a pass over
 // an array that the compiler vectorizes (AVX2 where the CPU has it, chosen
 // at load time): the 2-bit codes, the codes of base pairs, every m-mer from
@@ -78,9 +78,10 @@ constexpr uint32_t minimizer_partition(uint64_t minimizer, uint32_t partitions) 
 
 class SuperKmerSplitter {
  public:
-  // k in [1, kMaxK], m in [1, min(k, 16)].
+  // k in [1, kMaxK], m in [1, min(k, kDefaultMinimizerLength)].
   SuperKmerSplitter(unsigned k, unsigned m, bool canonical) : k_(k), m_(m), canonical_(canonical) {
-    if (m == 0 || m > k || m > 16) throw std::invalid_argument("SuperKmerSplitter: m must be in [1, min(k, 16)]");
+    if (m == 0 || m > k || m > kDefaultMinimizerLength)
+      throw std::invalid_argument("SuperKmerSplitter: m must be in [1, min(k, 11)]");
   }
 
   unsigned k() const { return k_; }
