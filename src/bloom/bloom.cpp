@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/machine.hpp"
 #include "kmer/hash.hpp"
 
 namespace kmerbloom {
@@ -24,14 +25,10 @@ using detail::load_relaxed;
 
 // fill[x] = how many of the `blocks` 64-byte blocks at w have x bits set
 // (x in 0..512). The popcount runs on the CPU's own instruction where it has
-// one: one portable binary, a clone per target chosen when the program loads
-// (the baseline x86-64 build would otherwise call a software popcount).
-// Not under ThreadSanitizer: its runtime is not up when the loader runs the
-// clone's resolver, and the program dies before main.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-void block_fill(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept {
+// one: one portable binary holds the loop twice, and cpu_features
+// (common/machine.hpp) chooses once (the baseline x86-64 build would
+// otherwise call a software popcount).
+__attribute__((always_inline)) inline void count_fill(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept {
   std::fill(fill, fill + BlockedBloom::kBlockBits + 1, uint64_t{0});
   for (uint64_t b = 0; b < blocks; ++b, w += BlockedBloom::kWordsPerBlock) {
     unsigned set = 0;
@@ -39,6 +36,21 @@ void block_fill(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept {
       set += static_cast<unsigned>(__builtin_popcountll(load_relaxed(w[i])));
     ++fill[set];
   }
+}
+
+void block_fill_baseline(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept { count_fill(w, blocks, fill); }
+
+#if defined(__x86_64__)
+__attribute__((target("popcnt"))) void block_fill_popcnt(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept {
+  count_fill(w, blocks, fill);
+}
+#endif
+
+void block_fill(const uint64_t* w, uint64_t blocks, uint64_t* fill) noexcept {
+#if defined(__x86_64__)
+  if (cpu_features().popcnt) return block_fill_popcnt(w, blocks, fill);
+#endif
+  block_fill_baseline(w, blocks, fill);
 }
 
 // FPR of a blocked layout with k hashes as a function of lambda (keys per

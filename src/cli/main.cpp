@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "common.hpp"
 #include "hints.hpp"
 #include "common/error.hpp"
+#include "common/machine.hpp"
 #include "formats/output.hpp"
 #include "cli/progress.hpp"
 
@@ -136,6 +138,7 @@ int main(int argc, char** argv) {
 
   cli::setup_logging(verbosity);
   try {
+    read_cpu_features(std::getenv("KMERBLOOM_CPU"));  // a bad value is a usage error, named
     return action();
   } catch (const InputError& e) {
     fail(e.what());

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace kmerbloom {
 namespace {
@@ -150,6 +151,42 @@ uint64_t available_memory(const std::string& proc, const std::string& cgroup_roo
 const CacheSizes& machine_caches() {
   static const CacheSizes c = read_cache_sizes();
   return c;
+}
+
+std::string CpuFeatures::names() const {
+  if (!popcnt && !avx2) return "baseline";
+  return avx2 ? (popcnt ? "popcnt avx2" : "avx2") : "popcnt";
+}
+
+CpuFeatures read_cpu_features(const char* env) {
+  CpuFeatures f;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  f.popcnt = __builtin_cpu_supports("popcnt");
+  f.avx2 = __builtin_cpu_supports("avx2");
+  f.source = "cpuid";
+#else
+  f.source = "none";
+#endif
+  const std::string v = env ? env : "";
+  if (v == "baseline") {
+    f = CpuFeatures{};
+    f.source = "KMERBLOOM_CPU";
+  } else if (!v.empty() && v != "native") {
+    throw std::invalid_argument("KMERBLOOM_CPU=" + v + ": expected baseline (the portable x86-64 code) or native (the CPU's own extensions, the default)");
+  }
+  return f;
+}
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures f = [] {
+    try {
+      return read_cpu_features(std::getenv("KMERBLOOM_CPU"));
+    } catch (const std::invalid_argument&) {
+      return read_cpu_features(nullptr);  // the command line has refused it already
+    }
+  }();
+  return f;
 }
 
 }  // namespace kmerbloom

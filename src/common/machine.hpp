@@ -41,4 +41,28 @@ uint64_t available_memory(const std::string& proc = "/proc", const std::string& 
 // "1024K", "2M", "1048576" -> bytes; 0 when it does not parse.
 uint64_t parse_cache_size(const std::string& text);
 
+// The instruction-set extensions the hot loops may use (the minimizer scan
+// in AVX2 lanes, the filter's fill count with POPCNT): one portable x86-64
+// binary holds each loop twice, and the CPU's own features choose, unless
+// the KMERBLOOM_CPU environment variable says "baseline" (the portable code
+// everywhere: a test runs both on one machine and compares their outputs; a
+// user can rule out a CPU's extensions). "native" or empty is the default.
+struct CpuFeatures {
+  bool popcnt = false;
+  bool avx2 = false;
+  std::string source;  // "cpuid", "KMERBLOOM_CPU" or "none" (not x86-64)
+  // "popcnt avx2", "popcnt", or "baseline" when neither.
+  std::string names() const;
+};
+
+// `env` is KMERBLOOM_CPU's value (nullptr when unset). Throws
+// std::invalid_argument naming the variable for any other value than
+// "baseline", "native" or empty.
+CpuFeatures read_cpu_features(const char* env);
+
+// The running process's, read once; never throws (the command line calls
+// read_cpu_features first, so that a bad value is a usage error; here it
+// leaves the CPU's own features).
+const CpuFeatures& cpu_features();
+
 }  // namespace kmerbloom

@@ -1,5 +1,7 @@
 #include "kmer/minimizer.hpp"
 
+#include "common/machine.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -45,14 +47,11 @@ inline void least_of_two(const uint32_t* __restrict in, size_t n, size_t p, uint
   for (size_t i = 0; i < n; ++i) out[i] = std::min(in[i], in[i + p]);
 }
 
-}  // namespace
-
-// Not cloned under ThreadSanitizer (see block_fill in bloom/bloom.cpp).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride, uint32_t* scratch,
-                    uint32_t* window) {
+// The scan's passes, compiled once into each of the two functions below
+// (inlined whole: the loops vectorize for the target of the function they
+// land in).
+__attribute__((always_inline)) inline void scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical,
+                                                size_t stride, uint32_t* scratch, uint32_t* window) {
   uint32_t* c = scratch;                // 2-bit codes, then a zero
   uint32_t* f2 = scratch + stride;      // the pair at i, first base high
   uint32_t* r2 = scratch + 2 * stride;  // its reverse complement
@@ -80,6 +79,35 @@ void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canoni
     std::swap(a, b);
   }
   least_of_two(a, kmers, w - p, window);
+}
+
+__attribute__((flatten)) void scan_baseline(const char* s, size_t n, unsigned k, unsigned m, bool canonical,
+                                            size_t stride, uint32_t* scratch, uint32_t* window) {
+  scan(s, n, k, m, canonical, stride, scratch, window);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"), flatten)) void scan_avx2(const char* s, size_t n, unsigned k, unsigned m,
+                                                        bool canonical, size_t stride, uint32_t* scratch,
+                                                        uint32_t* window) {
+  scan(s, n, k, m, canonical, stride, scratch, window);
+}
+#endif
+
+}  // namespace
+
+ScanFn minimizer_scan_for(const CpuFeatures& cpu) {
+#if defined(__x86_64__)
+  if (cpu.avx2) return scan_avx2;
+#endif
+  (void)cpu;
+  return scan_baseline;
+}
+
+void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride, uint32_t* scratch,
+                    uint32_t* window) {
+  static const ScanFn chosen = minimizer_scan_for(cpu_features());
+  chosen(s, n, k, m, canonical, stride, scratch, window);
 }
 
 }  // namespace kmerbloom::detail

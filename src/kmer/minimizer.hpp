@@ -26,6 +26,8 @@
 
 namespace kmerbloom {
 
+struct CpuFeatures;
+
 inline constexpr unsigned kDefaultMinimizerLength = 11;
 inline constexpr unsigned kMaxSuperKmerKmers = 256;  // n - 1 fits the one-byte length of a spooled record
 
@@ -51,12 +53,16 @@ inline constexpr size_t kScanPad = 1;
 // (canonical m-mers when `canonical`), m <= kDefaultMinimizerLength. scratch holds 4 x stride
 // words, window stride, stride >= n + kScanPad. Each step is a pass over
 // an array that the compiler vectorizes (AVX2 where the CPU has it, chosen
-// at load time): the 2-bit codes, the codes of base pairs, every m-mer from
+// once at run time: common/machine.hpp, cpu_features): the 2-bit codes, the codes of base pairs, every m-mer from
 // m / 2 pairs and its hash, then passes that double the width of a window's
 // minimum up to the largest power of two within w = k - m + 1, and one that
 // joins two such windows, overlapping, into each k-mer's.
 void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride, uint32_t* scratch,
                     uint32_t* window);
+// The scan compiled for the given features (the baseline one when the CPU
+// lacks AVX2): tests compare the two on one machine.
+using ScanFn = void (*)(const char*, size_t, unsigned, unsigned, bool, size_t, uint32_t*, uint32_t*);
+ScanFn minimizer_scan_for(const CpuFeatures& cpu);
 }  // namespace detail
 
 // The partition (0..partitions-1) of a minimizer hash: minimizer hashes are

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "common/machine.hpp"
 #include "kmer/hash.hpp"
 
 namespace kmerbloom {
@@ -16,6 +17,8 @@ json header(const RunInfo& run) {
   j["command"] = run.command;
   j["command_line"] = run.command_line;
   j["inputs"] = run.inputs;
+  const CpuFeatures& cpu = cpu_features();
+  j["cpu"] = {{"features", cpu.names()}, {"source", cpu.source}};
   return j;
 }
 

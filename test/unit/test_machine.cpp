@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "common/machine.hpp"
 
@@ -109,4 +110,24 @@ TEST(Machine, WithoutSysfsSomethingSensibleIsUsed) {
   EXPECT_TRUE(c.source == "sysconf" || c.source == "default") << c.source;
   EXPECT_GE(c.l2, uint64_t{64} << 10);
   EXPECT_GT(available_memory(), 0u);  // Linux: /proc/meminfo
+}
+
+TEST(Machine, KmerbloomCpuBaselineRulesOutTheExtensionsAndNonsenseIsRefused) {
+  const CpuFeatures own = read_cpu_features(nullptr);
+  EXPECT_EQ(read_cpu_features("native").names(), own.names());
+  EXPECT_EQ(read_cpu_features("").names(), own.names());
+  const CpuFeatures base = read_cpu_features("baseline");
+  EXPECT_FALSE(base.popcnt);
+  EXPECT_FALSE(base.avx2);
+  EXPECT_EQ(base.names(), "baseline");
+  EXPECT_EQ(base.source, "KMERBLOOM_CPU");
+  try {
+    read_cpu_features("avx512");
+    FAIL() << "accepted KMERBLOOM_CPU=avx512";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("KMERBLOOM_CPU=avx512"), std::string::npos) << e.what();
+  }
+#if defined(__x86_64__)
+  EXPECT_EQ(own.source, "cpuid");
+#endif
 }

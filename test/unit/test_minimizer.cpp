@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/machine.hpp"
 #include "kmer/kmer.hpp"
 #include "kmer/minimizer.hpp"
 #include "strings.hpp"
@@ -186,5 +187,36 @@ TEST(Minimizer, DensityIsThatOfARandomOrder) {
     }
     const double density = static_cast<double>(pieces) / static_cast<double>(kmers), want = 2.0 / (w + 1);
     EXPECT_NEAR(density, want, 0.03 * want) << "k=" << k;
+  }
+}
+
+// The scan is compiled twice, for the baseline x86-64 and for AVX2 (chosen
+// at run time); both must give every window the brute force gives, for every
+// minimizer length and strand mode, runs of one k-mer to long ones. On a CPU
+// without AVX2 both functions are the baseline one, and the check still
+// holds them to the brute force.
+TEST(Minimizer, BaselineAndVectorScansAgreeWithTheBruteForce) {
+  CpuFeatures baseline, native = cpu_features();
+  native.avx2 = read_cpu_features(nullptr).avx2;  // the CPU's own, whatever KMERBLOOM_CPU says
+  const detail::ScanFn scans[] = {detail::minimizer_scan_for(baseline), detail::minimizer_scan_for(native)};
+  EXPECT_EQ(scans[0] != scans[1], native.avx2) << "one function for each target the CPU runs";
+  std::mt19937_64 rng(5);
+  for (unsigned m = 1; m <= kDefaultMinimizerLength; ++m) {
+    for (unsigned k : {m, m + 1, 31u, 64u, 255u}) {
+      if (k < m) continue;
+      for (bool canonical : {false, true}) {
+        const size_t n = k + rng() % 300;
+        const std::string s = random_seq(rng, n);
+        const size_t stride = n + detail::kScanPad;
+        for (const detail::ScanFn scan : scans) {
+          std::vector<uint32_t> scratch(4 * stride), window(stride);
+          scan(s.data(), n, k, m, canonical, stride, scratch.data(), window.data());
+          for (size_t j = 0; j + k <= n; j += 1 + j / 8)
+            ASSERT_EQ(window[j], brute_minimizer(s, j, k, m, canonical))
+                << "m=" << m << " k=" << k << " canonical=" << canonical << " j=" << j
+                << (scan == scans[0] ? " (baseline)" : " (native)");
+        }
+      }
+    }
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/machine.hpp"
 #include "report/run_stats.hpp"
 #include "report/stats.hpp"
 
@@ -30,6 +31,8 @@ void expect_header_and_costs(const json& j, const char* command) {
   EXPECT_EQ(j["wall_seconds"], 1.5);
   EXPECT_EQ(j["cpu_seconds"], 2.5);
   EXPECT_EQ(j["peak_memory_bytes"], 12345);
+  EXPECT_EQ(j["cpu"]["features"], cpu_features().names());  // the extensions the hot loops ran on
+  EXPECT_EQ(j["cpu"]["source"], cpu_features().source);
 }
 
 bool accepted_by_report(const json& j) {
