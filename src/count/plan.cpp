@@ -56,7 +56,10 @@ uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sighting
   return std::max<uint64_t>(uint64_t{1} << 20, static_cast<uint64_t>(filter_and_table + rest));
 }
 
-CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
+namespace {
+
+// The plan's shape and buffers for o's threads, before the budget is checked.
+CountPlan lay_out(const CountOptions& o, const CountEstimate& e) {
   CountPlan p;
   p.gated = o.gated();
   p.cache_bytes = e.cache_bytes ? e.cache_bytes : kFallbackCache;
@@ -85,17 +88,35 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
                     counting_bytes_per_thread(p.cache_bytes, o.first_sightings_bytes.value_or(kFirstSightingsBytes),
                                               occurrences / p.partitions);
   p.merge_buffers = uint64_t{p.partitions} * (kRunBlockBytes + (kMergeRanges + 1) * sizeof(uint32_t));
+  return p;
+}
+
+}  // namespace
+
+CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
+  CountPlan p = lay_out(o, e);
   const uint64_t fixed = p.buffer_bytes();
   if (!o.max_memory) {
     p.spool_memory = o.spool_memory.value_or(default_spool_memory(e.available_memory));
     return p;
   }
-  if (fixed + kLeastSpoolMemory > o.max_memory)
+  if (fixed + kLeastSpoolMemory > o.max_memory) {
+    // The most threads whose buffers the budget holds: a job given many
+    // cores and a small -M learns what to change either way.
+    unsigned fits = 0;
+    for (unsigned t = o.threads; t-- > 1 && !fits;) {
+      CountOptions fewer = o;
+      fewer.threads = t;
+      if (lay_out(fewer, e).buffer_bytes() + kLeastSpoolMemory <= o.max_memory) fits = t;
+    }
     throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + plural(o.threads, "thread") +
                       " alone need " + format_megabytes(fixed + kLeastSpoolMemory) + " (reading " +
                       format_megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
                       format_megabytes(p.write_buffers + p.merge_buffers) + ", counting " + format_megabytes(p.working_bytes) +
-                      "); raise -M or use fewer threads (-t)");
+                      "); raise -M" +
+                      (fits ? " or use at most " + std::to_string(fits) + " threads (-t " + std::to_string(fits) + ")"
+                            : std::string(" (one thread does not fit either)")));
+  }
   p.spool_memory = o.max_memory - fixed;
   return p;
 }

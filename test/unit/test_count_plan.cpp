@@ -180,6 +180,34 @@ TEST(CountPlan, ABudgetTheBuffersExceedIsRefused) {
   EXPECT_NO_THROW(plan_count(opts(1, uint64_t{32} << 20), {0}));
 }
 
+// A refusal names the most threads the budget holds, and that many fit
+// while one more does not; where even one thread does not fit, it says so.
+TEST(CountPlan, ARefusalNamesTheMostThreadsThatFit) {
+  const CountEstimate e{uint64_t{500} << 20};
+  const uint64_t budget = uint64_t{1} << 30;
+  std::string message;
+  try {
+    plan_count(opts(64, budget), e);
+    FAIL() << "64 threads fit in 1 GiB: the test needs a budget they exceed";
+  } catch (const BudgetError& x) {
+    message = x.what();
+  }
+  const size_t at = message.find("use at most ");
+  ASSERT_NE(at, std::string::npos) << message;
+  const unsigned fits = static_cast<unsigned>(std::stoul(message.substr(at + 12)));
+  EXPECT_NE(message.find("(-t " + std::to_string(fits) + ")"), std::string::npos) << message;
+  ASSERT_GE(fits, 1u);
+  ASSERT_LT(fits, 64u);
+  EXPECT_NO_THROW(plan_count(opts(fits, budget), e)) << fits;
+  EXPECT_THROW(plan_count(opts(fits + 1, budget), e), BudgetError) << fits + 1;
+  try {
+    plan_count(opts(4, uint64_t{1} << 20), e);
+    FAIL() << "4 threads fit in 1 MiB";
+  } catch (const BudgetError& x) {
+    EXPECT_NE(std::string(x.what()).find("one thread does not fit either"), std::string::npos) << x.what();
+  }
+}
+
 TEST(CountPlan, RateAndGate) {
   CountOptions o = opts(1, 0);
   EXPECT_DOUBLE_EQ(plan_count(o, {}).fpr, kExactFpr);
