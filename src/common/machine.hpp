@@ -1,7 +1,8 @@
 // What the machine the program runs on offers, read at run time: its data
 // caches (the counter sizes its partitions for the L2 cache a counting
 // thread has, on whatever node it lands: 0.5 to 2 MiB a core on current HPC
-// nodes) and its available memory (the counter's default spool).
+// nodes), its available memory (the counter's default spool) and its CPU's
+// instruction-set extensions (which build of each hot loop runs).
 //
 // Caches, source, first that answers: the KMERBLOOM_L2_CACHE environment variable
 // (bytes, or with a K, M or G suffix: a test plants a small cache with it, a
