@@ -103,11 +103,10 @@ CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   if (fixed + kLeastSpoolMemory > o.max_memory) {
     // The most threads whose buffers the budget holds: a job given many
     // cores and a small -M learns what to change either way.
-    unsigned fits = 0;
-    for (unsigned t = o.threads; t-- > 1 && !fits;) {
-      CountOptions fewer = o;
-      fewer.threads = t;
-      if (lay_out(fewer, e).buffer_bytes() + kLeastSpoolMemory <= o.max_memory) fits = t;
+    unsigned fits = o.threads - 1;
+    for (CountOptions fewer = o; fits > 0; --fits) {
+      fewer.threads = fits;
+      if (lay_out(fewer, e).buffer_bytes() + kLeastSpoolMemory <= o.max_memory) break;
     }
     throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + plural(o.threads, "thread") +
                       " alone need " + format_megabytes(fixed + kLeastSpoolMemory) + " (reading " +

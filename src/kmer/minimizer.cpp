@@ -1,9 +1,9 @@
 #include "kmer/minimizer.hpp"
 
-#include "common/machine.hpp"
-
 #include <algorithm>
 #include <utility>
+
+#include "common/machine.hpp"
 
 namespace kmerbloom::detail {
 namespace {

@@ -50,11 +50,12 @@ namespace detail {
 inline constexpr size_t kScanPad = 1;
 // One run of n >= k bases, all ACGTU (either case): window[j], for each of
 // its n - k + 1 k-mers, the least minimizer_hash of the k-mer's m-mers
-// (canonical m-mers when `canonical`), m <= kDefaultMinimizerLength. scratch holds 4 x stride
-// words, window stride, stride >= n + kScanPad. Each step is a pass over
-// an array that the compiler vectorizes (AVX2 where the CPU has it, chosen
-// once at run time: common/machine.hpp, cpu_features): the 2-bit codes, the codes of base pairs, every m-mer from
-// m / 2 pairs and its hash, then passes that double the width of a window's
+// (canonical m-mers when `canonical`), m <= kDefaultMinimizerLength.
+// scratch holds 4 x stride words, window stride, stride >= n + kScanPad.
+// Each step is a pass over an array that the compiler vectorizes (AVX2
+// where the CPU has it, chosen once at run time by cpu_features,
+// common/machine.hpp): the 2-bit codes, the codes of base pairs, every
+// m-mer from m / 2 pairs and its hash, then passes that double the width of a window's
 // minimum up to the largest power of two within w = k - m + 1, and one that
 // joins two such windows, overlapping, into each k-mer's.
 void minimizer_scan(const char* s, size_t n, unsigned k, unsigned m, bool canonical, size_t stride, uint32_t* scratch,

@@ -46,6 +46,14 @@ expect_fail() {
   if ! grep -Eq -- "$pattern" "$T/stderr"; then bad "$what: stderr lacks /$pattern/: $(head -c 300 "$T/stderr")"; return; fi
   ok "$what"
 }
+# json_field FILE KEY.KEY...: the value at that path of a JSON file (a
+# command's --stats), printed as Python prints it.
+json_field() {
+  python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for key in sys.argv[2].split("."): v = v[key]
+print(v)' "$1" "$2"
+}
 # Strict mode (on in CI: CI=true, as .ci/run sets; or KMERBLOOM_STRICT=1): a
 # check that does not run is a failure, not a pass. Only skip_build may skip
 # there: its reason is the kind of build under test (a sanitizer build, which

@@ -15,10 +15,6 @@ run() {  # run NAME: count, KFF, bins and the bins' count, with KMERBLOOM_CPU as
   "$KB" bin "$T/reads.fq" --bins 16 -o "$T/$1.kbin" -q
   "$KB" count "$T/$1.kbin" -o "$T/$1.bins.tsv" -q
 }
-field() { python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for key in sys.argv[2].split("."): v = v[key]
-print(v)' "$1" "$2"; }
 # The statistics without what differs from run to run (times, memory) or
 # names the code that ran.
 stable() { python3 -c 'import json, sys
@@ -30,13 +26,13 @@ print(json.dumps(v, sort_keys=True, indent=1))' "$1"; }
 unset KMERBLOOM_CPU
 run own
 KMERBLOOM_CPU=baseline run base
-features=$(field "$T/own.json" cpu.features)
-echo "this CPU: $features ($(field "$T/own.json" cpu.source))"
-check "the CPU's own run names its source (cpuid)" test "$(field "$T/own.json" cpu.source)" = cpuid
-check "KMERBLOOM_CPU=baseline: the statistics say so" test "$(field "$T/base.json" cpu.features)" = baseline
-check "KMERBLOOM_CPU=baseline: and name the variable" test "$(field "$T/base.json" cpu.source)" = KMERBLOOM_CPU
-check "the reads went to many partitions ($(field "$T/own.json" partitions.count))" \
-  test "$(field "$T/own.json" partitions.count)" -gt 8
+features=$(json_field "$T/own.json" cpu.features)
+echo "this CPU: $features ($(json_field "$T/own.json" cpu.source))"
+check "the CPU's own run names its source (cpuid)" test "$(json_field "$T/own.json" cpu.source)" = cpuid
+check "KMERBLOOM_CPU=baseline: the statistics say so" test "$(json_field "$T/base.json" cpu.features)" = baseline
+check "KMERBLOOM_CPU=baseline: and name the variable" test "$(json_field "$T/base.json" cpu.source)" = KMERBLOOM_CPU
+check "the reads went to many partitions ($(json_field "$T/own.json" partitions.count))" \
+  test "$(json_field "$T/own.json" partitions.count)" -gt 8
 check "there are solid k-mers to compare" test "$(wc -l < "$T/own.tsv")" -gt 10000
 same "baseline code: the same k-mers" "$T/own.tsv" "$T/base.tsv"
 same "baseline code: the same histogram" "$T/own.histo" "$T/base.histo"

@@ -72,10 +72,7 @@ done
 # planted with KMERBLOOM_L2_CACHE): a smaller cache, more partitions; one far
 # too small for them, partitions counted in sweeps. The k-mers stay the same.
 # part FILE KEY: the stats' partitions.KEY (cache.source and cache.l2_bytes too)
-part() { python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))["partitions"]
-for key in sys.argv[2].split("."): v = v[key]
-print(v)' "$1" "$2"; }
+part() { json_field "$1" "partitions.$2"; }
 check "the machine's cache: read, not planted ($(part "$T/mem.json" cache.source))" \
   grep -Eq '^(sysfs|sysconf|default)$' <<< "$(part "$T/mem.json" cache.source)"
 check "the machine's cache: some bytes" test "$(part "$T/mem.json" cache.l2_bytes)" -gt 0
