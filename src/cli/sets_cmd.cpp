@@ -38,10 +38,10 @@ std::vector<NamedPath> outputs_of(const SetsArgs& a) {
   return outs;
 }
 
-void write_summaries(const SetsArgs& a, const SetOpResult& r, const RunClock& clock) {
+void write_summaries(const SetsArgs& a, const SetOpResult& r, uint64_t capped, const RunClock& clock) {
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
   if (a.stats.empty()) return;
-  const nlohmann::json stats = set_stats_json(run_info("sets", a.inputs, clock), a.opt, r, a.output);
+  const nlohmann::json stats = set_stats_json(run_info("sets", a.inputs, clock), a.opt, r, a.output, capped);
   write_json(a.stats, stats);
   if (a.stats != "-" && !a.no_multiqc) {
     MultiqcPaths mqc = multiqc_paths(a.stats);
@@ -72,9 +72,13 @@ int run_sets(SetsArgs& a) {
   a.opt.validate(a.inputs.size());
   check_outputs_first(named_inputs(a.inputs), outputs_of(a));
   SetOperation op(a.inputs, a.opt);
+  // Canonical or not: as the KFF inputs declare, which --no-canonical may
+  // not contradict; as --no-canonical says for text inputs.
+  if (a.no_canonical && op.canonical().value_or(false))
+    throw std::invalid_argument("--no-canonical, but the KFF inputs declare canonical k-mers (their headers say so)");
   const auto out = open_count_writer(a.format, a.output,
                                      {.k = op.k() ? op.k() : 31,
-                                      .canonical = !a.no_canonical,
+                                      .canonical = !a.no_canonical && op.canonical().value_or(true),
                                       .min_count = a.opt.presence ? 1 : a.opt.min_count,
                                       .max_count = a.opt.presence ? 1 : a.opt.max_count});
   RunProgress progress(a.progress.force(a.output), op.k() ? op.k() : 31, 0);
@@ -83,8 +87,13 @@ int run_sets(SetsArgs& a) {
   const SetOpResult r =
       op.run([&](std::string_view kmer, uint64_t count) { out->add(kmer, count); }, &progress.counters);
   progress.stop();
-  write_summaries(a, r, clock);
   out->finish();
+  const uint64_t capped = out->counts_capped();
+  if (capped)
+    spdlog::warn("warning: {}: {} k-mers have counts above {} (sums of the inputs' counts), written as {}: KMC's "
+                 "counters are 32-bit and kmc_tools would misread a wider count; TSV holds them exactly",
+                 a.output, capped, kKffMaxCount, kKffMaxCount);
+  write_summaries(a, r, capped, clock);
   uint64_t in = 0;
   for (const auto& i : r.inputs) in += i.kmers;
   spdlog::info("{} of {} files: {} k-mers read, {} written (k = {}), in {:.1f} s", a.op, r.inputs.size(), in,
@@ -136,13 +145,16 @@ Action setup_sets(CLI::App& sub) {
                  "Sample name in the MultiQC file written beside --stats (default: its file name)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
   sub.add_flag("--no-canonical", a->no_canonical,
-               "The inputs hold k-mers as read, not canonical (recorded in a KFF output's header)");
+               "The inputs hold k-mers as read, not canonical (recorded in a KFF output's header; KFF inputs say so "
+               "themselves, and a mix is refused)");
   sub.add_option("-t,--threads", a->opt.threads,
                  "Threads (default: all cores): the first N - 1 inputs are parsed on threads of their own, feeding the "
                  "merge; the output is the same for any N")
       ->capture_default_str();
   add_progress_flags(sub, a->progress);
   return [a] {
+    if (!a->histo.empty() && a->opt.histo_max < 1)
+      throw std::invalid_argument("--histo-max must be at least 1: a histogram of no rows (count refuses 0 too)");
     if (a->histo.empty()) a->opt.histo_max = 0;
     return run_sets(*a);
   };

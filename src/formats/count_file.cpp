@@ -71,6 +71,10 @@ class KffCountReader final : public CountFileReader {
   }
   const std::string& name() const override { return name_; }
   uint64_t bytes_read() const override { return sorted_ ? sorted_->bytes_read() : file_->bytes_read(); }
+  unsigned declared_k() const override { return sorted_ ? sorted_->declared_k() : file_->k(); }
+  std::optional<bool> declared_canonical() const override {
+    return sorted_ ? sorted_->canonical() : file_->header().canonical;
+  }
 
  private:
   std::string name_;

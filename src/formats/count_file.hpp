@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,11 @@ class CountFileReader {
   virtual const std::string& name() const = 0;
   // Bytes of the file read so far (compressed where it is), for progress.
   virtual uint64_t bytes_read() const = 0;
+  // What the file says of itself before its k-mers, where its format says it
+  // (KFF: the k of its 'v' sections, 0 while unknown, and the header's
+  // canonical flag); a text file says nothing (0, nullopt).
+  virtual unsigned declared_k() const { return 0; }
+  virtual std::optional<bool> declared_canonical() const { return std::nullopt; }
 };
 
 struct CountFileOptions {

@@ -85,6 +85,7 @@ class KffCountWriter final : public KmerCountWriter {
     kff_.finish();
     out_.commit();
   }
+  uint64_t counts_capped() const override { return kff_.capped(); }
 
  private:
   OutputFile out_;  // before kff_, which writes into it

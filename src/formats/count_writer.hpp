@@ -42,6 +42,9 @@ class KmerCountWriter {
   }
   // Ends the file and moves it into place. Throws OutputError.
   virtual void finish() = 0;
+  // K-mers whose count the format cannot hold and that were written with
+  // its largest (KFF: kKffMaxCount); final after finish().
+  virtual uint64_t counts_capped() const { return 0; }
 };
 
 // format: "tsv", "fasta" or "kff" (else std::invalid_argument); kff is

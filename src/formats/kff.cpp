@@ -171,6 +171,7 @@ struct KffReader::Impl {
   KffHeader header;
   std::array<std::array<char, 4>, 256> bases_of_byte{};  // a packed byte's 4 bases, in text
   Scope scope;
+  std::optional<uint64_t> declared_k;  // the last k a 'v' section gave, whatever scopes followed
   bool one_section = false;  // a sorted reader's cursor: stops after its section
   bool done = false;
   // The section being read: its type (0 between sections) and where it starts.
@@ -245,7 +246,7 @@ void KffReader::Impl::read_vars() {
       var.push_back(ch);
     }
     const uint64_t v = number(8, "a variable's value");
-    if (var == "k") scope.k = v;
+    if (var == "k") scope.k = declared_k = v;
     else if (var == "max") scope.max = v;
     else if (var == "data_size") scope.data_size = v;
     else if (var == "m") scope.m = v;
@@ -440,6 +441,7 @@ KffSortedReader::KffSortedReader(const std::string& path, std::unique_ptr<detail
     if (!source) source = open_source(path);
     c->impl = std::make_unique<KffReader::Impl>(path_, std::make_unique<StreamRaw>(std::move(source)), 0, buffer_bytes);
     c->impl->read_header();
+    canonical_ = c->impl->header.canonical;
     cursors_.push_back(std::move(c));
     return;
   }
@@ -451,6 +453,8 @@ KffSortedReader::KffSortedReader(const std::string& path, std::unique_ptr<detail
     found.push_back({scan.section_at, scan.scope});
     scan.skip_section();
   }
+  canonical_ = scan.header.canonical;
+  if (scan.declared_k) scanned_k_ = static_cast<unsigned>(*scan.declared_k);
   const size_t each = std::max<size_t>(4096, buffer_bytes / std::max<size_t>(1, found.size()));
   for (const SectionStart& s : found) {
     auto c = std::make_unique<Cursor>();
@@ -465,6 +469,13 @@ KffSortedReader::KffSortedReader(const std::string& path, std::unique_ptr<detail
 }
 
 KffSortedReader::~KffSortedReader() = default;
+
+unsigned KffSortedReader::declared_k() const {
+  if (k_) return k_;
+  if (scanned_k_) return scanned_k_;
+  if (cursors_.size() == 1 && cursors_[0]->impl->declared_k) return static_cast<unsigned>(*cursors_[0]->impl->declared_k);
+  return 0;
+}
 
 void KffSortedReader::advance(size_t i) {
   Cursor& c = *cursors_[i];

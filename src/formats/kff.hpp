@@ -41,6 +41,9 @@ struct KffHeader {
 
 // ------------------------------------------------------------------ writer
 
+// The largest count a KFF file of kmerbloom's holds: KMC's counters are 32-bit.
+inline constexpr uint64_t kKffMaxCount = UINT32_MAX;
+
 struct KffWriterOptions {
   unsigned k = 31;          // 1 to kKffMaxK
   bool canonical = true;    // the header's canonical flag
@@ -56,10 +59,10 @@ struct KffWriterOptions {
 // block (max = 1); 'ordered' sections; an index of every section after the
 // last one; a footer 'v' section (first_index, min_count, max_count,
 // counter_size, footer_size). Counts take the bytes of max_count (at most 4,
-// KMC's counters) in every section, as kmc_tools reads them; only counts
-// above that (sums of merged counts) widen the sections from the first that
-// holds one (a 'v' section changes data_size), and the footer's counter_size
-// is the widest.
+// KMC's 32-bit counters) in every section, as kmc_tools reads them. A count
+// above kKffMaxCount (a sum of merged counts) is written as kKffMaxCount,
+// which KMC's readers take as it is (a wider field they would misread), and
+// counted: capped() says how many, for the caller to say so.
 //
 // The writer does not own `out` and never commits it: the caller commits after
 // finish(), so a failed run leaves no file behind.
@@ -81,6 +84,8 @@ class KffWriter {
   // Writes the last section, the index, the footer and the final signature.
   void finish();
   uint64_t kmers() const { return kmers_; }
+  // K-mers whose count was above kKffMaxCount and written as kKffMaxCount.
+  uint64_t capped() const { return capped_; }
 
   // In place: when `total` k-mers (>= 1) are to come and the output takes
   // writes at offsets, the file's layout is fixed now (sections of
@@ -110,7 +115,7 @@ class KffWriter {
   std::vector<uint8_t> packed_;  // buffered k-mers, kmer_bytes_ each
   std::vector<uint64_t> counts_;
   std::vector<uint8_t> last_;    // the previous k-mer, packed
-  uint64_t kmers_ = 0, written_ = 0;
+  uint64_t kmers_ = 0, written_ = 0, capped_ = 0;
   unsigned scope_width_ = 0, widest_ = 0;  // data_size of the open scope, of the file
   std::vector<std::pair<char, uint64_t>> sections_;  // type and offset of every section
   bool finished_ = false;
@@ -172,6 +177,11 @@ class KffSortedReader {
   bool next(std::string_view& kmer, uint64_t& count);
   // k of the k-mers read so far (0 before the first).
   unsigned k() const { return k_; }
+  // The k the file declares ('v' sections), k-mers or not: known at once
+  // for a plain file, for a stream once next() returned false or a k-mer;
+  // 0 while unknown. The header's canonical flag, known at once.
+  unsigned declared_k() const;
+  bool canonical() const { return canonical_; }
   // Bytes of the file read so far over all its sections, for progress.
   uint64_t bytes_read() const;
   [[noreturn]] void fail(const std::string& what) const;
@@ -183,8 +193,8 @@ class KffSortedReader {
   std::vector<std::unique_ptr<Cursor>> cursors_;
   std::vector<size_t> heap_;  // cursors with a k-mer, smallest k-mer on top
   std::string current_;
-  unsigned k_ = 0;
-  bool started_ = false;
+  unsigned k_ = 0, scanned_k_ = 0;
+  bool started_ = false, canonical_ = false;
 };
 
 // True when the file starts with the KFF signature ("KFF"), after gzip

@@ -193,9 +193,15 @@ unsigned KffWriter::file_width() const {
 void KffWriter::flush_section() {
   const uint64_t n = counts_.size();
   uint64_t largest = 0;
-  for (const uint64_t c : counts_) largest = std::max(largest, c);
-  // file_width, wider only for a section whose counts need more (sums of
-  // merged counts above 2^32).
+  for (uint64_t& c : counts_) {
+    if (c > kKffMaxCount) {
+      c = kKffMaxCount;
+      ++capped_;
+    }
+    largest = std::max(largest, c);
+  }
+  // file_width, wider only for a section whose counts need more (counts
+  // above a max_count that was not their bound).
   const unsigned width = std::max({file_width(), bytes_for(largest), scope_width_});
   if (width != scope_width_) {
     write_vars({{"k", o_.k}, {"max", 1}, {"data_size", width}, {"ordered", 1}});

@@ -44,6 +44,8 @@ class CheckedReader {
   }
   const std::string& name() const { return in_->name(); }
   unsigned k() const { return k_; }
+  unsigned declared_k() const { return in_->declared_k(); }
+  std::optional<bool> declared_canonical() const { return in_->declared_canonical(); }
   uint64_t read() const { return read_; }
   uint64_t kept() const { return kept_; }
   uint64_t bytes_read() const { return in_->bytes_read(); }
@@ -75,7 +77,10 @@ class CheckedReader {
 
 class DirectStream final : public KmerStream {
  public:
-  DirectStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {}
+  DirectStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {
+    declared_k_ = r_.declared_k();
+    declared_canonical_ = r_.declared_canonical();
+  }
   bool next(std::string_view& kmer, uint64_t& count) override { return r_.next(kmer, count); }
   const std::string& name() const override { return r_.name(); }
   unsigned k() const override { return r_.k(); }
@@ -102,6 +107,8 @@ class ThreadedStream final : public KmerStream {
   static constexpr size_t kBatchBases = 1 << 20;   // bases a batch holds (about)
 
   ThreadedStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {
+    declared_k_ = r_.declared_k();  // before the parser reads on
+    declared_canonical_ = r_.declared_canonical();
     for (size_t i = 0; i < kBatches; ++i) empty_.push(std::make_unique<Batch>());
     thread_ = start_thread([this] { parse(); }, 0, 1);
   }

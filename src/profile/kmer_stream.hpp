@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,15 @@ class KmerStream {
   virtual uint64_t kept() const = 0;
   // Bytes of the file read so far, for progress; any thread may ask.
   virtual uint64_t bytes_read() const = 0;
+  // What the file declared of itself when it was opened (KFF: its k, 0 if
+  // not known before its k-mers, and its header's canonical flag; a text
+  // file: 0 and nullopt).
+  unsigned declared_k() const { return declared_k_; }
+  std::optional<bool> declared_canonical() const { return declared_canonical_; }
+
+ protected:
+  unsigned declared_k_ = 0;
+  std::optional<bool> declared_canonical_;
 };
 
 // Throws InputError when the file cannot be opened.

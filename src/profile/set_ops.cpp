@@ -91,19 +91,39 @@ SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOp
     in_.push_back(detail::open_kmer_stream(inputs[i], so));
   }
   heads_.resize(in_.size());
-  size_t first = in_.size();
+  size_t first = in_.size(), declares = in_.size();
+  for (size_t i = 0; i < in_.size(); ++i) {
+    const std::optional<bool> canonical = in_[i]->declared_canonical();
+    if (!canonical) continue;
+    if (declares == in_.size()) {
+      declares = i;
+      canonical_ = canonical;
+    } else if (*canonical != *canonical_) {
+      auto says = [&](size_t j) {
+        return in_[j]->name() + " (KFF: " + (in_[j]->declared_canonical().value() ? "canonical" : "as read") + ")";
+      };
+      throw std::invalid_argument("one operation of canonical k-mers and k-mers as read: " + says(declares) + " and " +
+                                  says(i) + "; count both the same way");
+    }
+  }
   for (size_t i = 0; i < in_.size(); ++i) {
     Head& h = heads_[i];
     h.live = in_[i]->next(h.kmer, h.count);
-    const unsigned k = in_[i]->k();  // of the first k-mer read, kept in the count range or not
+    // Of the first k-mer read, kept in the count range or not; else what the file declares.
+    const unsigned k = in_[i]->k() ? in_[i]->k() : in_[i]->declared_k();
     if (k == 0) continue;
     if (first == in_.size()) {
       first = i;
       k_ = k;
     } else if (k != k_) {
-      throw InputError(in_[i]->name() + ": k-mers of " + std::to_string(k) + " bases, but " +
-                       in_[first]->name() + " holds " + std::to_string(k_) +
-                       "-mers: the inputs of one operation must have the same k");
+      auto holds = [&](size_t j) {
+        return in_[j]->k() ? "holds " + std::to_string(k_) + "-mers" : "declares k = " + std::to_string(k_) + " (no k-mers)";
+      };
+      throw InputError(in_[i]->name() + ": " +
+                       (in_[i]->k() ? "k-mers of " + std::to_string(k) + " bases"
+                                    : "declares k = " + std::to_string(k) + " (no k-mers)") +
+                       ", but " + in_[first]->name() + " " + holds(first) +
+                       ": the inputs of one operation must have the same k");
     }
   }
 }

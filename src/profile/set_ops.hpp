@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,7 +86,9 @@ using SetSink = std::function<void(std::string_view kmer, uint64_t count)>;
 // streams the result to the sink in k-mer order. Throws InputError naming the
 // file and line (KFF: byte) for a malformed record, a k-mer out of order or of
 // another length than the file's first; and naming both files when two inputs
-// have different k.
+// have different k (an empty KFF file's declared k counts), or when one KFF
+// input declares canonical k-mers and another k-mers as read
+// (std::invalid_argument: the command is wrong, not a file).
 class SetOperation {
  public:
   SetOperation(const std::vector<std::string>& inputs, const SetOpOptions& options);
@@ -93,8 +96,10 @@ class SetOperation {
   SetOperation(const SetOperation&) = delete;
   SetOperation& operator=(const SetOperation&) = delete;
 
-  // The inputs' k; 0 when every input is empty.
+  // The inputs' k; 0 when every input is empty and declares none.
   unsigned k() const { return k_; }
+  // Whether the inputs' k-mers are canonical, where a KFF input says so.
+  std::optional<bool> canonical() const { return canonical_; }
   // Once only. progress (may be null): units_done is set to the bytes read
   // of all inputs as the merge goes.
   SetOpResult run(const SetSink& sink, PipelineProgress* progress = nullptr);
@@ -106,6 +111,7 @@ class SetOperation {
   std::vector<std::unique_ptr<detail::KmerStream>> in_;
   std::vector<Head> heads_;
   unsigned k_ = 0;
+  std::optional<bool> canonical_;
 };
 
 }  // namespace kmerbloom

@@ -6,7 +6,8 @@ namespace kmerbloom {
 
 using json = nlohmann::json;
 
-json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult& r, const std::string& output) {
+json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult& r, const std::string& output,
+                    uint64_t kmers_count_capped) {
   json inputs = json::array();
   uint64_t read = 0;
   for (const auto& i : r.inputs) {
@@ -31,6 +32,7 @@ json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult
             {"kmers_in", read},
             {"kmers_out", r.kmers_out},
             {"count_sum_out", r.count_sum},
+            {"kmers_count_capped", kmers_count_capped},
             {"output", output},
             {"threads", o.threads},
             {"wall_seconds", run.wall_seconds},

@@ -15,9 +15,10 @@ namespace kmerbloom {
 // The run (report/run_stats.hpp's RunInfo: tool, version, command, inputs,
 // time, memory), the operation with its count mode and filters, k, each
 // input's k-mers read and kept, the k-mers written with their summed count,
-// the output path, and the histogram rows when there is one.
+// the output path, the k-mers whose counts the output's format capped
+// (KFF: counts above 2^32 - 1), and the histogram rows when there is one.
 nlohmann::json set_stats_json(const RunInfo& run, const SetOpOptions& options, const SetOpResult& result,
-                              const std::string& output);
+                              const std::string& output, uint64_t kmers_count_capped);
 
 // A MultiQC general statistics row for `sample` (files named *_mqc.json, read
 // by multiqc with no module): the operation, k-mers read, k-mers written.

@@ -103,7 +103,8 @@ gzip -c "$T/a.kff" > "$T/a.kff.gz"
 "$KB" sets intersect "$T/a.kff.gz" "$T/b.kff" -q -o "$T/o.gz-in.tsv.gz"
 same "a gzip KFF input, a gzip output" <(gzip -dc "$T/o.gz-in.tsv.gz") "$T/o.intersect.auto.tsv"
 
-# Counts of every width through a KFF output and back: 1 to 2^40, summed by union.
+# Counts of every width through a KFF output and back: 1 to 2^40, summed by
+# union; KFF holds those above 2^32 - 1 as 2^32 - 1 (KMC's 32-bit counters).
 python3 - "$T/wide1.tsv" "$T/wide2.tsv" << 'PY'
 import itertools, sys
 kmers = [''.join(t) for t in itertools.product('ACGT', repeat=6)]
@@ -123,9 +124,9 @@ for path in sys.argv[1:]:
         kmer, count = line.split()
         sums[kmer] = sums.get(kmer, 0) + int(count)
 for kmer in sorted(sums):
-    print(f"{kmer}\t{sums[kmer]}")
+    print(f"{kmer}\t{min(sums[kmer], 2**32 - 1)}")
 PY
-same "counts up to 2^40, summed, through a KFF output and back" "$T/wide.py.tsv" "$T/wide.back.tsv"
+same "counts up to 2^40, summed, through a KFF output and back, capped at 2^32 - 1" "$T/wide.py.tsv" "$T/wide.back.tsv"
 
 # Memory does not grow with the sets: 25 times more k-mers, about the same peak.
 python3 - "$T/big1.tsv" "$T/big2.tsv" << 'PY'
@@ -208,4 +209,35 @@ check "... and none of them wrote a file" test ! -e "$T/e.tsv" -a ! -e cleft -a 
 check "empty inputs give an empty result" test -e "$T/empty.out" -a ! -s "$T/empty.out"
 "$KB" sets intersect "$T/a.kff" "$T/empty.tsv" -q -o "$T/empty2.out"
 check "... and an empty input empties an intersection" test -e "$T/empty2.out" -a ! -s "$T/empty2.out"
+# --- options and mixes that would be silently useless ------------------------
+expect_fail "--histo with --histo-max 0 refused" 2 "histo-max must be at least 1" -- \
+  "$KB" sets union "$T/a.tsv" "$T/b.tsv" --histo "$T/h0" --histo-max 0 -o "$T/h0.tsv"
+check "... and nothing written" test ! -e "$T/h0" -a ! -e "$T/h0.tsv"
+"$KB" count "$T/a.fq" -k 31 -c 1 -t 2 -q --no-canonical -o "$T/a_fwd.kff"
+expect_fail "a canonical and an as-read KFF input refused, both named" 2 \
+  "canonical k-mers and k-mers as read: .*a.kff \(KFF: canonical\) and .*a_fwd.kff \(KFF: as read\)" -- \
+  "$KB" sets union "$T/a.kff" "$T/a_fwd.kff" -o "$T/mix.kff"
+check "... and nothing written" test ! -e "$T/mix.kff"
+expect_fail "--no-canonical against canonical KFF inputs refused" 2 "no-canonical, but the KFF inputs declare canonical" -- \
+  "$KB" sets union "$T/a.kff" "$T/b.tsv" --no-canonical -o "$T/mix2.tsv"
+"$KB" sets union "$T/a_fwd.kff" "$T/a_fwd.kff" -q -o "$T/fwd.kff"
+"$KB" sets union "$T/fwd.kff" "$T/a_fwd.kff" -q -o "$T/fwd2.kff"
+check "as-read KFF inputs give an as-read KFF result (its header read back by the next operation)" test -s "$T/fwd2.kff"
+"$KB" count "$T/a.fq" -k 21 -c 1000000 -q -o "$T/empty21.kff"
+expect_fail "an empty KFF declaring k = 21 beside 31-mers refused, both named" 3 \
+  "empty21.kff: declares k = 21 \(no k-mers\), but .*a.tsv holds 31-mers" -- \
+  "$KB" sets union "$T/a.tsv" "$T/empty21.kff" -o "$T/e21.tsv"
+
+# --- counts past KMC's 32-bit counters: capped in KFF and said, exact in TSV --
+printf 'AAAAACCCCCGGGGGTTTTTAAAAACCCCCG\t3000000000\nACGTACGTACGTACGTACGTACGTACGTACT\t7\n' > "$T/huge.tsv"
+"$KB" sets union "$T/huge.tsv" "$T/huge.tsv" --counts sum -o "$T/huge.kff" --stats "$T/huge.json" --no-multiqc \
+  2> "$T/huge.err"
+check "a sum above 2^32 - 1 warned of, naming the cap" grep -q "1 k-mers have counts above 4294967295" "$T/huge.err"
+check "... and --stats says how many were capped" test "$(json_field "$T/huge.json" kmers_count_capped)" = 1
+kmc_tools -hp transform "$T/huge.kff" dump -s "$T/huge.kmc.txt" > /dev/null
+same "kmc_tools reads the capped KFF as written: 4294967295, and 14 exactly" "$T/huge.kmc.txt" \
+  <(printf 'AAAAACCCCCGGGGGTTTTTAAAAACCCCCG\t4294967295\nACGTACGTACGTACGTACGTACGTACGTACT\t14\n')
+"$KB" sets union "$T/huge.tsv" "$T/huge.tsv" --counts sum -q -o "$T/huge.out.tsv"
+same "TSV holds the sum exactly" "$T/huge.out.tsv" \
+  <(printf 'AAAAACCCCCGGGGGTTTTTAAAAACCCCCG\t6000000000\nACGTACGTACGTACGTACGTACGTACGTACT\t14\n')
 finish
