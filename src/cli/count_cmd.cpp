@@ -100,9 +100,6 @@ void check_outputs(const CountArgs& a) {
 void settle_options(CountArgs& a) {
   if (!a.partition.empty()) parse_partition(a.partition, a.opt);
   a.reads.settle(a.opt);
-  if (a.reads.max_memory && a.opt.max_memory < (uint64_t{1} << 20))  // the planner speaks in MiB: say what was asked
-    throw BudgetError("cannot count in " + std::to_string(a.opt.max_memory) + " bytes (-M " + *a.reads.max_memory +
-                      "): the read buffers alone need about 2 MiB plus 9 MiB a thread");
   take_bin_shape(a.opt, a.reads.k_option->count() > 0, a.reads.no_canonical_option->count() > 0);
   if (a.no_gate) a.opt.gate = GateMode::none;
   if (a.one_pass_retired)

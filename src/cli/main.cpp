@@ -36,7 +36,8 @@ void say(const char* text) {
   }
 }
 
-// Removes temporary outputs, ends a progress line, says what happened, then
+// Removes temporary outputs (those finished and waiting for the run's other
+// outputs too: formats/output.hpp's OutputGroup), ends a progress line, says what happened, then
 // dies of the same signal (default action) so the exit status is 128+N.
 // Only async-signal-safe calls.
 extern "C" void on_signal(int sig) {
@@ -139,7 +140,12 @@ int main(int argc, char** argv) {
   cli::setup_logging(verbosity);
   try {
     read_cpu_features(std::getenv("KMERBLOOM_CPU"));  // a bad value is a usage error, named
-    return action();
+    // Every output of the run lands when the run has succeeded, together;
+    // an error or a signal before leaves none of them.
+    OutputGroup outputs;
+    const int status = action();
+    if (status == cli::kExitOk) outputs.commit();
+    return status;
   } catch (const InputError& e) {
     fail(e.what());
     return cli::kExitInput;

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/format.hpp"
+#include "seqio/queues.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -125,7 +126,7 @@ void ProgressMeter::start_pass(std::string name, const PipelineProgress* progres
   bases0_ = progress ? progress->bases.load() : 0;
   raw_total0_ = progress ? progress->raw_total.load() : 0;
   pass_start_ = std::chrono::steady_clock::now();
-  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+  if (!thread_.joinable()) thread_ = detail::start_thread([this] { run(); }, 0, 1);
 }
 
 void ProgressMeter::print_above(const std::function<void()>& emit) {

@@ -188,9 +188,10 @@ BinResult write_bins(const BinOptions& o, const CountHooks& hooks) {
   try {
     plan = plan_count(co, est);
   } catch (const BudgetError& e) {  // the plan speaks of counting
-    std::string what = e.what();
+    std::string what = e.reason();
     if (what.rfind("cannot count", 0) == 0) what.replace(0, 12, "cannot bin");
-    throw BudgetError(what);
+    if (!e.least()) throw BudgetError(what);
+    throw BudgetError(what, e.least(), e.also());
   }
   OutputFile out(o.output, false);
   SpoolOptions so;

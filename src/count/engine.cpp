@@ -243,25 +243,13 @@ class Engine {
     sizing(r, total, pilot, pilot_kmers);
     std::atomic<uint32_t> next{pilot};
     std::atomic<bool> failed{false};
-    std::mutex error_mu;
-    std::exception_ptr error;
     auto work = [&](unsigned id) {
-      try {
-        PartitionCounter<W> counter(o_, plan_, totals_[id]);
-        LoadedPartition part;
-        std::vector<std::pair<W, uint32_t>> solid;
-        for (uint32_t p; !failed && (p = next.fetch_add(1)) < parts;) count_one(store, counter, p, part, solid, true);
-      } catch (...) {
-        std::lock_guard lock(error_mu);
-        if (!error) error = std::current_exception();
-        failed = true;
-      }
+      PartitionCounter<W> counter(o_, plan_, totals_[id]);
+      LoadedPartition part;
+      std::vector<std::pair<W, uint32_t>> solid;
+      for (uint32_t p; !failed && (p = next.fetch_add(1)) < parts;) count_one(store, counter, p, part, solid, true);
     };
-    std::vector<std::thread> threads;
-    for (unsigned id = 1; id < o_.threads; ++id) threads.emplace_back(work, id);
-    work(0);
-    for (auto& t : threads) t.join();
-    if (error) std::rethrow_exception(error);
+    detail::run_on_threads(o_.threads, work, [&] { failed = true; });
     log_growth();
   }
 
@@ -719,7 +707,6 @@ class Engine {
     std::atomic<uint64_t> placed{0};
     const uint64_t budget = std::max(buffers / 2, o_.max_memory ? 0 : 2 * (threads + 1) * total / R * per_kmer);
     detail::SerialOrder<Chunk> order(std::max<uint64_t>(1, budget / (widest * per_kmer)));
-    detail::FirstError error;
     std::atomic<uint32_t> next{0};
     std::atomic<bool> failed{false};
     auto emit = [&](const Chunk& chunk) {
@@ -741,46 +728,33 @@ class Engine {
     const uint64_t window_bytes = o_.max_memory ? 0 : kMergeSortBytes;
     std::atomic<uint64_t> sliced{0};
     auto merge_ranges = [&](auto&& make) {
-      try {
-        auto m = make();
-        Chunk own;
-        std::string scratch;
-        for (uint32_t i; !failed && (i = next.fetch_add(1)) < R;) {
-          if (in_place) {
-            m.merge(i, own);
-            sink.write_at(first_of[i], own.kmers(o_.k), scratch);
-            placed.fetch_add(own.counts.size(), std::memory_order_relaxed);
-            units_done(own.counts.size());
-            continue;
-          }
-          auto chunk = std::make_unique<Chunk>();
-          chunk->serial = i;
-          m.merge(i, *chunk);
-          if (apart) sink.format(chunk->kmers(o_.k), chunk->bytes);
-          order.deliver(std::move(chunk), emit);
+      auto m = make();
+      Chunk own;
+      std::string scratch;
+      for (uint32_t i; !failed && (i = next.fetch_add(1)) < R;) {
+        if (in_place) {
+          m.merge(i, own);
+          sink.write_at(first_of[i], own.kmers(o_.k), scratch);
+          placed.fetch_add(own.counts.size(), std::memory_order_relaxed);
+          units_done(own.counts.size());
+          continue;
         }
-      } catch (...) {
-        error.set(std::current_exception());
-        failed = true;
-        order.abort();
+        auto chunk = std::make_unique<Chunk>();
+        chunk->serial = i;
+        m.merge(i, *chunk);
+        if (apart) sink.format(chunk->kmers(o_.k), chunk->bytes);
+        order.deliver(std::move(chunk), emit);
       }
     };
-    auto work = [&] {
+    auto work = [&](unsigned) {
       if constexpr (std::is_same_v<W, uint64_t>)
         if (sorted) return merge_ranges([&] { return RangeSorter(*this, spool, sort_bytes / 16, window_bytes, sliced); });
       merge_ranges([&] { return RangeMerger(*this, spool, cursor_entries); });
     };
-    std::vector<std::thread> helpers;
-    try {
-      for (unsigned t = 1; t < threads; ++t) helpers.push_back(detail::start_thread(work, t, threads));
-    } catch (...) {
-      error.set(std::current_exception());
+    detail::run_on_threads(threads, work, [&] {
       failed = true;
       order.abort();
-    }
-    work();
-    for (std::thread& t : helpers) t.join();
-    error.rethrow();
+    });
     r.solid += placed.load();
     r.merge.sorted = sorted;
     r.merge.ranges = R;

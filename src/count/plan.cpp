@@ -58,8 +58,9 @@ uint64_t counting_bytes_per_thread(uint64_t cache_bytes, uint64_t first_sighting
 
 namespace {
 
-// The plan's shape and buffers for o's threads, before the budget is checked.
-CountPlan lay_out(const CountOptions& o, const CountEstimate& e) {
+// The plan's shape and buffers for o's threads, before the budget is
+// checked; `shallow`: threads + 2 batches in flight whatever the budget.
+CountPlan lay_out(const CountOptions& o, const CountEstimate& e, bool shallow = false) {
   CountPlan p;
   p.gated = o.gated();
   p.cache_bytes = e.cache_bytes ? e.cache_bytes : kFallbackCache;
@@ -79,7 +80,7 @@ CountPlan lay_out(const CountOptions& o, const CountEstimate& e) {
   // its scratch, thread stack and allocator arena.
   const uint64_t least = o.threads + 2,
                  ahead = std::max(least, std::min(kMaxReadAheadBatches, kReadAheadBases / std::max<uint64_t>(1, o.batch_bases)));
-  const bool deep = !o.max_memory || (ahead - least) * o.batch_bases * 2 <= o.max_memory / kReadAheadShare;
+  const bool deep = !shallow && (!o.max_memory || (ahead - least) * o.batch_bases * 2 <= o.max_memory / kReadAheadShare);
   p.read_batches = static_cast<uint32_t>(deep ? ahead : least);
   p.read_buffers = e.from_bins ? 0 : p.read_batches * o.batch_bases * 2 + o.threads * (8u << 20);
   p.write_buffers = e.from_bins ? 0 : uint64_t{o.threads} * p.partitions * p.block_bytes;
@@ -95,26 +96,31 @@ CountPlan lay_out(const CountOptions& o, const CountEstimate& e) {
 
 CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p = lay_out(o, e);
-  const uint64_t fixed = p.buffer_bytes();
   if (!o.max_memory) {
     p.spool_memory = o.spool_memory.value_or(default_spool_memory(e.available_memory));
     return p;
   }
+  // The deep read-ahead only where it fits beside the rest, so that any -M
+  // at or above the least one named below is taken.
+  if (p.buffer_bytes() + kLeastSpoolMemory > o.max_memory) p = lay_out(o, e, true);
+  const uint64_t fixed = p.buffer_bytes();
   if (fixed + kLeastSpoolMemory > o.max_memory) {
     // The most threads whose buffers the budget holds: a job given many
     // cores and a small -M learns what to change either way.
     unsigned fits = o.threads - 1;
     for (CountOptions fewer = o; fits > 0; --fits) {
       fewer.threads = fits;
-      if (lay_out(fewer, e).buffer_bytes() + kLeastSpoolMemory <= o.max_memory) break;
+      if (lay_out(fewer, e, true).buffer_bytes() + kLeastSpoolMemory <= o.max_memory) break;
     }
-    throw BudgetError("cannot count in " + format_megabytes(o.max_memory) + ": the buffers of " + plural(o.threads, "thread") +
-                      " alone need " + format_megabytes(fixed + kLeastSpoolMemory) + " (reading " +
-                      format_megabytes(p.read_buffers) + ", " + std::to_string(p.partitions) + " partitions " +
-                      format_megabytes(p.write_buffers + p.merge_buffers) + ", counting " + format_megabytes(p.working_bytes) +
-                      "); raise -M" +
-                      (fits ? " or use at most " + std::to_string(fits) + " threads (-t " + std::to_string(fits) + ")"
-                            : std::string(" (one thread does not fit either)")));
+    const std::string budget =
+        o.max_memory < (uint64_t{1} << 20) ? std::to_string(o.max_memory) + " bytes" : format_megabytes(o.max_memory);
+    throw BudgetError("cannot count in " + budget + ": the buffers of " + plural(o.threads, "thread") + " need " +
+                          format_megabytes(fixed + kLeastSpoolMemory) + " (reading " + format_megabytes(p.read_buffers) +
+                          ", " + std::to_string(p.partitions) + " partitions " +
+                          format_megabytes(p.write_buffers + p.merge_buffers) + ", counting " +
+                          format_megabytes(p.working_bytes) + ", the least spool " + format_megabytes(kLeastSpoolMemory) + ")",
+                      fixed + kLeastSpoolMemory,
+                      fits ? ", or use at most " + std::to_string(fits) + " threads (-t " + std::to_string(fits) + ")" : "");
   }
   p.spool_memory = o.max_memory - fixed;
   return p;

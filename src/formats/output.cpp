@@ -9,14 +9,16 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace kmerbloom {
 namespace {
 
 // Temporary paths, kept in fixed storage so a signal handler can read them.
-constexpr size_t kMaxTemps = 64;
+constexpr size_t kMaxTemps = 256;
 char g_temp_paths[kMaxTemps][PATH_MAX];
 std::atomic<bool> g_temp_used[kMaxTemps];
 
@@ -44,6 +46,31 @@ void unregister_temp(const std::string& path) {
 }
 
 std::string errno_text() { return std::strerror(errno); }
+
+// The live OutputGroup's files: complete, under their temporary names, still
+// registered (a signal removes them), waiting to be renamed.
+struct Held {
+  std::string path, temp, target;
+};
+std::mutex g_group_mu;
+bool g_group_live = false;
+std::vector<Held> g_held;
+
+// Hands a complete temporary file to the live group; false when none lives.
+bool hold_for_group(const std::string& path, const std::string& temp, const std::string& target) {
+  std::lock_guard lock(g_group_mu);
+  if (!g_group_live) return false;
+  g_held.push_back({path, temp, target});
+  return true;
+}
+
+void remove_held(std::vector<Held>& held) noexcept {
+  for (const Held& h : held) {
+    unlink(h.temp.c_str());
+    unregister_temp(h.temp);
+  }
+  held.clear();
+}
 
 // Where OutputFile puts a path's bytes: in place (a device, a FIFO,
 // /dev/stdout, which is a link into /proc), or in a temporary file renamed
@@ -254,11 +281,49 @@ void OutputFile::commit() {
     fd_ = -1;
     if (close(fd) != 0) throw OutputError(path_ + ": write failed: " + errno_text());
   }
-  if (!temp_.empty()) {
+  if (!temp_.empty() && !hold_for_group(path_, temp_, rename_to_)) {
     if (rename(temp_.c_str(), rename_to_.c_str()) != 0) throw OutputError(path_ + ": cannot rename temporary file: " + errno_text());
     unregister_temp(temp_);
   }
   committed_ = true;
+}
+
+OutputGroup::OutputGroup() {
+  std::lock_guard lock(g_group_mu);
+  if (g_group_live) throw std::logic_error("OutputGroup: one lives already");
+  g_group_live = true;
+}
+
+OutputGroup::~OutputGroup() {
+  std::lock_guard lock(g_group_mu);
+  remove_held(g_held);
+  g_group_live = false;
+}
+
+size_t OutputGroup::held() const {
+  std::lock_guard lock(g_group_mu);
+  return g_held.size();
+}
+
+void OutputGroup::commit() {
+  std::lock_guard lock(g_group_mu);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  std::string failure;
+  size_t i = 0;
+  for (; i < g_held.size(); ++i) {
+    const Held& h = g_held[i];
+    if (rename(h.temp.c_str(), h.target.c_str()) != 0) {
+      failure = h.path + ": cannot rename temporary file: " + errno_text();
+      break;
+    }
+    unregister_temp(h.temp);
+  }
+  g_held.erase(g_held.begin(), g_held.begin() + static_cast<std::ptrdiff_t>(i));
+  remove_held(g_held);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!failure.empty()) throw OutputError(failure);
 }
 
 }  // namespace kmerbloom

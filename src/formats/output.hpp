@@ -9,6 +9,9 @@
 // is followed, and the file it points to is replaced. "-" is standard output. A path
 // ending in ".gz" is written gzip-compressed (isa-l, fast level).
 //
+// While an OutputGroup lives, commit() completes the file under its temporary
+// name and the group moves it into place with the run's other outputs.
+//
 // Write errors (a full disk, no permission) throw OutputError naming the path.
 // A reader that went away (EPIPE: `kmerbloom count ... | head`) is not an
 // error: the rest of that output is discarded, and the other outputs of the
@@ -58,7 +61,8 @@ class OutputFile {
   void write_at(uint64_t offset, std::string_view data) const;
   void seek(uint64_t offset);
 
-  // Flushes, closes and moves the result into place. Throws OutputError.
+  // Flushes, closes and moves the result into place (or, while an
+  // OutputGroup lives, hands it to the group). Throws OutputError.
   void commit();
   const std::string& path() const { return path_; }
 
@@ -84,8 +88,33 @@ class OutputFile {
 // removed at once. Throws OutputError naming the path, as OutputFile does.
 void check_output_file(const std::string& path);
 
-// Removes every temporary output file still open; safe to call from a signal
-// handler (it only calls unlink on paths registered beforehand).
+// Removes every temporary output file still open or waiting for its group;
+// safe to call from a signal handler (it only calls unlink on paths
+// registered beforehand).
 void remove_temporary_outputs() noexcept;
+
+// The outputs of one run, landing together or not at all. While a group
+// lives (one at a time, the command line's run), each OutputFile::commit(), on
+// any thread, leaves its complete file under its temporary name; commit()
+// then renames them all into place, with the signals of the calling thread
+// held, so that a signal lands before the first rename or after the last
+// (threads started by detail::start_thread hold them always). A group
+// destroyed uncommitted, a failure or a signal removes every file it holds,
+// and whatever stood at their paths before stays as it was. Outputs written
+// in place (standard output, a FIFO, a device) are not held: they are
+// written as the run goes.
+class OutputGroup {
+ public:
+  OutputGroup();
+  ~OutputGroup();
+  OutputGroup(const OutputGroup&) = delete;
+  OutputGroup& operator=(const OutputGroup&) = delete;
+  // Moves every held file into place, in the order they were committed.
+  // Throws OutputError when a rename fails (the files not yet renamed are
+  // removed).
+  void commit();
+  // How many files the group holds now.
+  size_t held() const;
+};
 
 }  // namespace kmerbloom

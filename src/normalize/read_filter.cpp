@@ -196,7 +196,8 @@ void ReadFilterOptions::validate() const {
             " is a stream: give files, or the solid k-mers with --solid");
   if (normalize && max_memory < kMinSketchBytes)  // exit 5, as for count
     throw BudgetError("cannot filter in " + std::to_string(max_memory) + " bytes: the abundance sketch needs at least " +
-                      std::to_string(kMinSketchBytes >> 20) + " MiB; raise -M");
+                          std::to_string(kMinSketchBytes >> 20) + " MiB",
+                      kMinSketchBytes);
 }
 
 std::string_view mate_base_name(std::string_view name) noexcept {

@@ -158,10 +158,12 @@ class QvRun {
     try {
       cr = count_kmers(co, sink, ch);
     } catch (const BudgetError& e) {
-      if (!reserve || missing_full_) throw;
-      throw BudgetError(std::string(e.what()) +
-                        " (qv counts the assembly in three quarters of -M, the rest is kept for the per-sequence QV; "
-                        "--no-per-sequence gives the count all of it)");
+      if (!reserve || missing_full_ || !e.least()) throw;
+      // The count is given M - M / 4, at least e.least() when M is 4/3 of it.
+      throw BudgetError(e.reason() +
+                            " (qv counts the assembly in three quarters of -M, the rest is kept for the per-sequence "
+                            "QV; --no-per-sequence gives the count all of it)",
+                        (e.least() * 4 + 2) / 3, e.also());
     }
     while (!reads.done()) read_only();
     r_.input = cr.input;

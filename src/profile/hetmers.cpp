@@ -12,6 +12,7 @@
 #include "count/spool.hpp"
 #include "formats/output.hpp"
 #include "kmer/kmer.hpp"
+#include "seqio/queues.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -83,17 +84,23 @@ Plan plan_partitions(uint64_t entries, uint64_t ids, const HetmerOptions& o) {
   const unsigned t = std::max(1u, o.threads);
   const uint64_t fixed = kFixedBytes + PairMarks::bytes(ids) + t * kThreadFixedBytes;
   const uint64_t floor_bytes = fixed + t * (kMinPartitionEntries + 4096) * sizeof(KeyEntry);
+  // The least -M: the floor, and room for the entries in kMaxPartitions
+  // partitions (the loop below then stops there or before).
+  const uint64_t least =
+      std::max(floor_bytes, fixed + t * expected_with_margin(entries, kMaxPartitions) * sizeof(KeyEntry));
+  const std::string fewer = t > 1 ? ", or use fewer threads" : "";
   if (o.max_memory < floor_bytes)
     throw BudgetError("hetmers needs at least " + format_megabytes(floor_bytes) + " for " + format_count(ids / 2) +
-                      " k-mers on " + std::to_string(t) + " threads (-M " + format_megabytes(o.max_memory) +
-                      "): raise -M, or use fewer threads");
+                          " k-mers on " + plural(t, "thread") + " (-M " + format_megabytes(o.max_memory) + ")",
+                      least, fewer);
   const uint64_t per_thread = (o.max_memory - fixed) / t / sizeof(KeyEntry);
   Plan p;
   p.partitions = t;
   while (expected_with_margin(entries, p.partitions) > per_thread) {
     if (p.partitions >= kMaxPartitions)
       throw BudgetError("hetmers would need more than " + std::to_string(kMaxPartitions) + " partitions in -M " +
-                        format_megabytes(o.max_memory) + ": raise -M");
+                            format_megabytes(o.max_memory),
+                        least, fewer);
     p.partitions += std::max(1u, p.partitions / 8);
   }
   p.entries_per_partition = expected_with_margin(entries, p.partitions);
@@ -118,21 +125,10 @@ class Search {
   void run(bool second_pass, HetmerResult& r) {
     second_ = second_pass;
     next_ = 0;
-    std::vector<std::thread> workers;
     std::vector<Tally> tallies(std::max(1u, o_.threads));
-    std::vector<std::exception_ptr> errors(tallies.size());
-    for (size_t t = 0; t < tallies.size(); ++t)
-      workers.emplace_back([&, t] {
-        try {
-          work(tallies[t]);
-        } catch (...) {
-          errors[t] = std::current_exception();
-          next_ = plan_.partitions;  // the others stop at their next partition
-        }
-      });
-    for (auto& w : workers) w.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
+    detail::run_on_threads(
+        static_cast<unsigned>(tallies.size()), [&](unsigned t) { work(tallies[t]); },
+        [&] { next_ = plan_.partitions; });  // the others stop at their next partition
     for (const Tally& t : tallies) {
       if (!second_) r.pairs += t.pairs;
       if (second_) {

@@ -96,7 +96,7 @@ SortedReadCounts::SortedReadCounts(const std::string& path, unsigned expected_k)
   s.current->kmers.assign(first.kmer);
   s.current->counts.push_back(first.count);
   for (size_t i = 0; i < kBlocks; ++i) s.free.push(std::make_unique<Block>());
-  s.parser = std::thread([&s, last = std::string(first.kmer), k = k_] { s.parse(last, k); });
+  s.parser = detail::start_thread([&s, last = std::string(first.kmer), k = k_] { s.parse(last, k); }, 0, 1);
   advance();
 }
 

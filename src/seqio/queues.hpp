@@ -3,6 +3,9 @@
 // std::unique_ptr<T>; every member may be called from any thread.
 #pragma once
 
+#include <pthread.h>
+
+#include <csignal>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -15,6 +18,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace kmerbloom::detail {
 
@@ -156,16 +160,55 @@ class FirstError {
 // refuses (a thread limit, no memory for its stack: `-t 1000` under
 // `ulimit -v`), throws std::runtime_error saying how many threads could start
 // and what to do; the caller then stops and joins the threads already
-// running, so nothing terminates the process.
+// running, so nothing terminates the process. The thread holds every signal
+// but the faults a thread raises itself, so that a user's or a scheduler's
+// signal reaches the thread that started the run (the command line's
+// handler, and formats/output.hpp's OutputGroup::commit, which holds them
+// while it renames).
 template <class F>
 std::thread start_thread(F&& fn, unsigned index, unsigned count) {
+  sigset_t held, old;
+  sigfillset(&held);
+  for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) sigdelset(&held, fault);
+  pthread_sigmask(SIG_BLOCK, &held, &old);  // the new thread inherits the mask
   try {
-    return std::thread(std::forward<F>(fn));
+    std::thread t(std::forward<F>(fn));
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return t;
   } catch (const std::system_error& e) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
     throw std::runtime_error("cannot start thread " + std::to_string(index + 1) + " of " + std::to_string(count) +
                              " (" + e.code().message() + "): give fewer threads (-t " +
                              std::to_string(index > 1 ? index - 1 : 1) + " or less) or more memory");
   }
+}
+
+// Runs work(id) for every id below n: id 0 on the calling thread, the others
+// on threads started by start_thread. When one throws, or a thread cannot
+// start, stop() is called (once or more) so that the others end early; every
+// thread is joined, then the first exception is rethrown.
+template <class Work, class Stop>
+void run_on_threads(unsigned n, Work&& work, Stop&& stop) {
+  FirstError error;
+  auto guarded = [&](unsigned id) {
+    try {
+      work(id);
+    } catch (...) {
+      error.set(std::current_exception());
+      stop();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(n > 0 ? n - 1 : 0);
+  try {
+    for (unsigned id = 1; id < n; ++id) threads.push_back(start_thread([&guarded, id] { guarded(id); }, id, n));
+  } catch (...) {
+    error.set(std::current_exception());
+    stop();
+  }
+  if (threads.size() + 1 == std::max(n, 1u)) guarded(0);
+  for (std::thread& t : threads) t.join();
+  error.rethrow();
 }
 
 }  // namespace kmerbloom::detail

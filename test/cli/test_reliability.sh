@@ -215,7 +215,7 @@ else
     rc=0
     rm -f "$T/m.tsv"
     "$KB" count "$T/mem.fq" -t "$t" -M 1M -o "$T/m.tsv" 2> "$T/m.err" || rc=$?
-    need=$(sed -n 's/.*alone need \([0-9]*\) MiB.*/\1/p' "$T/m.err")
+    need=$(sed -n 's/.*give -M \([0-9]*\)M or more.*/\1/p' "$T/m.err")
     check "-M 1M -t $t: refused with exit 5 saying what it needs (${need:-?} MB), nothing written" \
       test "$rc" -eq 5 -a -n "$need" -a ! -e "$T/m.tsv"
     [ -n "$need" ] || continue
@@ -241,7 +241,7 @@ else
   "$KB" count "$T/rec-chunks.fa" -t 1 -o "$T/rec-chunks.tsv" -q
   for f in rec.fa rec.fq; do
     "$KB" count "$T/$f" -t 1 -M 1M -o "$T/rec.tsv" 2> "$T/rec.err" || rc=$?
-    need=$(sed -n 's/.*alone need \([0-9]*\) MiB.*/\1/p' "$T/rec.err")
+    need=$(sed -n 's/.*give -M \([0-9]*\)M or more.*/\1/p' "$T/rec.err")
     [ -n "$need" ] || { bad "$f at -M 1M: no need stated: $(cat "$T/rec.err")"; continue; }
     capped=$(peak_mb "$KB" count "$T/$f" -t 1 -M "${need}M" -o "$T/rec.tsv" -q)
     check "$f, one record of 4.8 Mbp, -M ${need}M -t 1: peak $capped MB <= $need + 16 MB" \

@@ -12,7 +12,7 @@ head -n 2000 "$T/ex.fq" > "$T/small.fq"
 
 # ------------------------------------------------- units, plurals, ranges
 expect_fail "-M 10M -t 1 is echoed in MiB, one thread in the singular" 5 \
-  "cannot count in 10 MiB: the buffers of 1 thread alone need [0-9]+ MiB" \
+  "cannot count in 10 MiB: the buffers of 1 thread need [0-9]+ MiB .*; give -M [0-9]+M or more$" \
   -- "$KB" count "$EX" -M 10M -t 1 -o "$T/m.tsv"
 check "-M 10M: nothing written" test ! -e "$T/m.tsv"
 "$KB" count "$EX" -k 21 -o "$T/c.tsv" --histo "$T/c.histo" --stats "$T/c.json" -t 1 2> "$T/c.err"

@@ -204,8 +204,41 @@ TEST(CountPlan, ARefusalNamesTheMostThreadsThatFit) {
     plan_count(opts(4, uint64_t{1} << 20), e);
     FAIL() << "4 threads fit in 1 MiB";
   } catch (const BudgetError& x) {
-    EXPECT_NE(std::string(x.what()).find("one thread does not fit either"), std::string::npos) << x.what();
+    EXPECT_EQ(std::string(x.what()).find("use at most"), std::string::npos) << x.what();
   }
+}
+
+// The -M a refusal names, read back from its text as a user types it, is
+// taken, and one MiB less is refused: at one thread (no word of threads)
+// and at several, for small and large inputs, from 1 MiB and from just
+// below the named figure.
+TEST(CountPlan, TheMinusMARefusalNamesIsTaken) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  for (const uint64_t input : {uint64_t{1} << 20, uint64_t{500} << 20, uint64_t{40} << 30})
+    for (const unsigned threads : {1u, 2u, 7u, 32u})
+      for (const uint64_t asked : {kMiB, 20 * kMiB}) {
+        const CountEstimate e{input};
+        std::string message;
+        try {
+          plan_count(opts(threads, asked), e);
+          continue;  // fits: nothing named
+        } catch (const BudgetError& x) {
+          message = x.what();
+          EXPECT_EQ(message.find("either"), std::string::npos) << message;
+          if (threads == 1) {
+            EXPECT_EQ(message.find("(-t "), std::string::npos) << message;
+          }
+        }
+        const size_t at = message.find("give -M ");
+        ASSERT_NE(at, std::string::npos) << message;
+        const uint64_t named = std::stoull(message.substr(at + 8));
+        ASSERT_EQ(message.substr(at + 8 + std::to_string(named).size(), 9), "M or more") << message;
+        EXPECT_NO_THROW(plan_count(opts(threads, named * kMiB), e)) << message;
+        EXPECT_THROW(plan_count(opts(threads, (named - 1) * kMiB), e), BudgetError) << message;
+        // Any larger budget is taken too (the deep read-ahead only where it fits).
+        for (uint64_t more = named; more < named + 600; more += 7)
+          EXPECT_NO_THROW(plan_count(opts(threads, more * kMiB), e)) << more << " MiB after " << message;
+      }
 }
 
 TEST(CountPlan, RateAndGate) {
