@@ -7,6 +7,8 @@
 //   kmerbloom::CountOptions o;                 // inputs, k, threads, -M ...
 //   o.inputs = {"reads.fq.gz"};
 //   kmerbloom::count_kmers(o, [](std::string_view kmer, uint64_t count) { ... });
+//   o.output = "solid.kff";                    // or the library writes them:
+//   kmerbloom::count_kmers(o);                 // TSV, FASTA or KFF, as the name says
 //
 // Built with CMake: find_package(kmerbloom) and link kmerbloom::kmerbloom
 // (test/example/ builds a program so against the installed library). The

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "count/spool.hpp"
+#include "formats/count_writer.hpp"
 #include "formats/output.hpp"
 
 namespace kmerbloom::cli {
@@ -159,13 +160,18 @@ std::string count_output_format(const CLI::Option& format_option, const std::str
   return format_option.count() > 0 ? format : count_format_named_by(path);
 }
 
-std::string count_format_named_by(const std::string& path) {
-  std::string_view name = path;
-  if (name.ends_with(".gz")) name.remove_suffix(3);
-  if (name.ends_with(".kff")) return "kff";
-  for (const std::string_view fasta : {".fa", ".fasta", ".fna"})
-    if (name.ends_with(fasta)) return "fasta";
-  return "tsv";
+CLI::Option* add_count_format_option(CLI::App& sub, std::string& format) {
+  std::vector<std::string> names;
+  std::string list;
+  for (const std::string_view f : kCountFormats) {
+    names.emplace_back(f);
+    list += (list.empty() ? "" : ", ") + std::string(f);
+  }
+  return sub
+      .add_option("--format", format,
+                  list + ": KMER<TAB>COUNT, >COUNT then KMER, or the k-mer file format of KMC; default: the one "
+                         "-o's name says (.kff; .fa, .fasta, .fna; with .gz too), else tsv")
+      ->check(CLI::IsMember(names));
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

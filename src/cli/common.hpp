@@ -106,17 +106,12 @@ std::optional<std::string> given_tmp_dir(const ReadSetOptions& o);
 // -o was not given: millions of lines would scroll past. -o - still prints.
 void refuse_terminal_stdout(const CLI::Option& output, const std::string& path, const char* what);
 
-// The format of a k-mer count output: --format's value when it was given,
-// else the one its name says (NAME.kff: kff; NAME.fa, .fasta, .fna: fasta;
-// each also with .gz), else tsv. A file named .kff holding text would be
-// read by nothing that reads KFF.
+// --format for a k-mer count output (count, sets): one of kCountFormats
+// (formats/count_writer.hpp). count_output_format then gives --format's value
+// when it was given, else the one the output's name says
+// (count_format_named_by).
+CLI::Option* add_count_format_option(CLI::App& sub, std::string& format);
 std::string count_output_format(const CLI::Option& format_option, const std::string& format, const std::string& path);
-// --format's help, as count and sets declare it.
-inline constexpr const char* kCountFormatHelp =
-    "tsv (KMER<TAB>COUNT), fasta (>COUNT, KMER) or kff (the k-mer file format of KMC); default: the one -o's name "
-    "says (.kff; .fa, .fasta, .fna; with .gz too), else tsv";
-// The format a k-mer count file's name says: kff, fasta, or tsv for any other.
-std::string count_format_named_by(const std::string& path);
 
 // --progress and --no-progress, as every subcommand with a progress line
 // declares them; force() is RunProgress's force.

@@ -135,6 +135,8 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
 int run_count(CountArgs& a) {
   RunClock clock;
   a.format = count_output_format(*a.format_option, a.format, a.output);
+  a.opt.output = a.output;  // the library writes it
+  a.opt.output_format = a.format;
   settle_options(a);
   a.opt.validate();  // before any output file is created
   check_outputs(a);
@@ -143,45 +145,19 @@ int run_count(CountArgs& a) {
   RunProgress progress(a.progress.force(), a.opt.k, input_bytes_total(a.opt.inputs));
   bool meter_running = true;
 
-  const auto out = open_count_writer(a.format, a.output,
-                                     {.k = a.opt.k, .canonical = a.opt.canonical, .min_count = a.opt.min_count,
-                                      .max_count = a.opt.max_count});
-  PackedKmerSink sink;
-  sink.start = [&](uint64_t largest) { out->expect_largest_count(largest); };
-  auto first_kmers = [&] {
-    if (meter_running) {  // counting is over: clear the line before any k-mer reaches a terminal
+  auto hooks = progress.hooks<CountHooks>();
+  hooks.output_begins = [&] {  // counting is over: clear the line before any k-mer reaches a terminal
+    if (meter_running) {
       progress.stop();
       meter_running = false;
     }
   };
-  sink.add = [&](const PackedKmers& chunk) {
-    first_kmers();
-    out->add(chunk);
-  };
-  sink.begin_in_place = [&](uint64_t total) {
-    if (!out->begin_in_place(total)) return false;
-    first_kmers();  // before the merging threads write
-    return true;
-  };
-  sink.write_at = [&](uint64_t first, const PackedKmers& chunk, std::string& scratch) {
-    out->write_at(first, chunk, scratch);
-  };
-  if (out->formats_apart()) {
-    sink.format = [&](const PackedKmers& chunk, std::string& bytes) { out->format(chunk, bytes); };
-    sink.write = [&](std::string_view bytes) {
-      first_kmers();
-      out->write_formatted(bytes);
-    };
-  }
-
-  const auto hooks = progress.hooks<CountHooks>();
-  const CountResult r = count_kmers(a.opt, sink, hooks);
+  const CountResult r = count_kmers(a.opt, hooks);
   progress.stop();
   for (const std::string& w : run_warnings(a, r)) spdlog::warn("warning: {}", w);
 
   if (!a.histo.empty()) write_histogram(a.histo, r.histogram);
   write_summaries(a, r, clock, progress.pass_names());
-  out->finish();
   const std::string range = a.opt.max_count == std::numeric_limits<uint32_t>::max()
                                 ? "count >= " + std::to_string(a.opt.min_count)
                                 : "count " + std::to_string(a.opt.min_count) + " to " + std::to_string(a.opt.max_count);
@@ -209,8 +185,7 @@ Action setup_count(CLI::App& sub) {
       sub.add_option("-o,--output", a->output,
                      "Solid k-mers; - is stdout (not a terminal unless given), a name ending in .gz is gzip-compressed")
           ->capture_default_str();
-  a->format_option = sub.add_option("--format", a->format, kCountFormatHelp)
-      ->check(CLI::IsMember({"tsv", "fasta", "kff"}));
+  a->format_option = add_count_format_option(sub, a->format);
   sub.add_option("-c,-L,--min-count", a->opt.min_count, "Report k-mers seen at least this often")->capture_default_str();
   sub.add_option("-U,--max-count", a->opt.max_count, "Report k-mers seen at most this often")->capture_default_str();
   sub.add_option("--histo", a->histo, "Write the k-mer histogram (jellyfish histo form: COUNT FREQUENCY)");

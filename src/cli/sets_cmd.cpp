@@ -119,9 +119,7 @@ Action setup_sets(CLI::App& sub) {
       ->required();
   sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
       ->capture_default_str();
-  a->format_option = sub.add_option("--format", a->format,
-                 kCountFormatHelp)
-      ->check(CLI::IsMember({"tsv", "fasta", "kff"}));
+  a->format_option = add_count_format_option(sub, a->format);
   sub.add_option("--counts", a->counts,
                  "How counts of a k-mer in several inputs combine: union sum (auto), min or max; intersect min "
                  "(auto), max, sum, first or last (KMC's -ocleft, -ocright)")

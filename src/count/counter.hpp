@@ -44,6 +44,12 @@ struct CountOptions : ReadSetOptions {
   // hold every k-mer, so their outputs merge into the unpartitioned result.
   uint32_t partition = 0;
   uint32_t partitions = 1;
+  // Where count_kmers(options, hooks) writes the reported k-mers itself:
+  // a path ("-": standard output; a name ending in .gz is gzip-compressed),
+  // in output_format, one of kCountFormats (formats/count_writer.hpp: tsv,
+  // fasta, kff), or, empty, the one the name says (count_format_named_by).
+  std::string output = "-";
+  std::string output_format;
   // Testing: temporary files count as a full disk past this many bytes.
   uint64_t tmp_disk_limit = ~uint64_t{0};
   // Testing and tuning: the L2 cache bytes a counting thread has, which the
@@ -211,9 +217,17 @@ struct CountHooks {
   std::function<void(const std::string&)> info;  // notes a user should see
   std::function<void(const std::string&)> pass;  // a new pass begins (its name)
   PipelineProgress* progress = nullptr;
+  // count_kmers(options, hooks): once, before the first k-mer goes out (a
+  // progress line on the terminal the k-mers go to ends there).
+  std::function<void()> output_begins;
 };
 
 CountResult count_kmers(const CountOptions& options, const KmerSink& sink, const CountHooks& hooks = {});
 CountResult count_kmers(const CountOptions& options, const PackedKmerSink& sink, const CountHooks& hooks = {});
+// The same into options.output, written by the library in its format (TSV,
+// FASTA or KFF, the latter in place by the merging threads where the path
+// takes it); the file is complete and in place when it returns (or, under
+// an OutputGroup, waits for the run's other outputs: formats/output.hpp).
+CountResult count_kmers(const CountOptions& options, const CountHooks& hooks = {});
 
 }  // namespace kmerbloom

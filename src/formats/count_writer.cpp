@@ -94,12 +94,31 @@ class KffCountWriter final : public KmerCountWriter {
 
 }  // namespace
 
+std::string count_format_named_by(const std::string& path) {
+  std::string_view name = path;
+  if (name.ends_with(".gz")) name.remove_suffix(3);
+  if (name.ends_with(".kff")) return "kff";
+  for (const std::string_view fasta : {".fa", ".fasta", ".fna"})
+    if (name.ends_with(fasta)) return "fasta";
+  return "tsv";
+}
+
 std::unique_ptr<KmerCountWriter> open_count_writer(const std::string& format, const std::string& path,
                                                    const KffWriterOptions& kff) {
   if (format == "tsv") return std::make_unique<TextCountWriter<tsv_line>>(path);
   if (format == "fasta") return std::make_unique<TextCountWriter<fasta_record>>(path);
   if (format == "kff") return std::make_unique<KffCountWriter>(path, kff);
-  throw std::invalid_argument("unknown k-mer count format '" + format + "' (tsv, fasta or kff)");
+  check_count_format(format);
+  throw std::logic_error("open_count_writer: format " + format);
+}
+
+void check_count_format(const std::string& format) {
+  std::string known;
+  for (const std::string_view f : kCountFormats) {
+    if (f == format) return;
+    known += (known.empty() ? "" : ", ") + std::string(f);
+  }
+  throw std::invalid_argument("unknown k-mer count format '" + format + "' (" + known + ")");
 }
 
 }  // namespace kmerbloom

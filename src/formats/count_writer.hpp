@@ -5,6 +5,7 @@
 // one destroyed unfinished leaves no file behind. One thread at a time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,7 +48,18 @@ class KmerCountWriter {
   virtual uint64_t counts_capped() const { return 0; }
 };
 
-// format: "tsv", "fasta" or "kff" (else std::invalid_argument); kff is
+// The formats of a k-mer count output, as --format names them: TSV
+// (KMER<TAB>COUNT), FASTA (">COUNT", then the k-mer) and KFF.
+inline constexpr std::array<std::string_view, 3> kCountFormats = {"tsv", "fasta", "kff"};
+// The format a path's name says: kff for NAME.kff, fasta for NAME.fa,
+// .fasta or .fna (each also with .gz), else tsv. A file named .kff holding
+// text would be read by nothing that reads KFF.
+std::string count_format_named_by(const std::string& path);
+
+// Throws std::invalid_argument naming kCountFormats unless `format` is one.
+void check_count_format(const std::string& format);
+
+// format: one of kCountFormats (else std::invalid_argument); kff is
 // used by "kff" only. Creates the output at once (OutputFile(path)).
 std::unique_ptr<KmerCountWriter> open_count_writer(const std::string& format, const std::string& path,
                                                    const KffWriterOptions& kff = {});

@@ -119,7 +119,7 @@ BuildResult build_filter(const BuildOptions& o, const FilterHooks& hooks) {
     CountOptions c;
     c.read_set() = o.read_set();
     c.min_count = o.min_count;
-    const CountHooks ch{hooks.log, hooks.info, hooks.pass, hooks.progress};
+    const CountHooks ch{hooks.log, hooks.info, hooks.pass, hooks.progress, {}};
     std::vector<uint64_t> hashes;
     r.input = dispatch_kmer_width(o.k, [&]<class W>() {
       const auto keep = [&](std::string_view km, uint64_t) { hashes.push_back(hash_kmer(encode_kmer<W>(km), o.seed)); };

@@ -2,7 +2,8 @@
 # The library as a user builds against it: `cmake --install` of this build
 # into a fresh prefix, test/example/ configured with find_package(kmerbloom)
 # and built against that prefix alone, and its k-mers of the example reads
-# equal to kmerbloom count's.
+# equal to kmerbloom count's, through its own sink and as the files (KFF,
+# FASTA) the library writes itself.
 . "$(dirname "$0")/lib.sh"
 BUILD=$(cd "$(dirname "$KB")" && pwd)
 if grep -qaE '__(a|t)san_init' "$KB"; then
@@ -24,6 +25,11 @@ if cmake -S "$SRC/test/example" -B "$T/example" -DCMAKE_BUILD_TYPE=Release -DCMA
   check "the example program found k-mers" test -s "$T/example.tsv"
   same "the example program's k-mers are kmerbloom count's" "$T/example.tsv" "$T/count.tsv"
   check "the example program's summary" grep -q '^2400 reads, .* seen at least twice$' "$T/example.err"
+  for f in kff fa; do
+    "$T/example/example" -k 31 -o "$T/example.$f" "$SRC/data/example.fq.gz" 2> /dev/null
+    "$KB" count "$SRC/data/example.fq.gz" -k 31 -o "$T/count.$f" -q
+    same "the library writes the .$f file kmerbloom count writes" "$T/example.$f" "$T/count.$f"
+  done
 else
   tail -20 "$T/example.log"
   bad "test/example does not build against the installed library"

@@ -3,6 +3,7 @@
 // temporary directory is an error, a skewed partition still counts exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include "count/bins.hpp"
 #include "count/counter.hpp"
 #include "count/partition_count.hpp"
+#include "formats/count_file.hpp"
 #include "strings.hpp"
 
 using namespace kmerbloom;
@@ -500,4 +502,42 @@ TEST(CountPartitions, CountingBinFilesPlansFromTheirKmers) {
   EXPECT_GT(binned.result.counting_bytes, 0u);
   EXPECT_LE(binned.result.counting_bytes, binned.result.counting_bytes_planned);
   EXPECT_SAME(binned.text, run(options(in, 31, 2)).text);
+}
+
+// count_kmers(options) writes options.output itself, in the format its name
+// says or output_format gives: the TSV is the sink's text, the FASTA and
+// KFF (k = 31, and 45 for wider keys) read back to the same k-mers and
+// counts, on 1 and 2 threads (KFF then written in place); output_begins
+// is called once; an unknown format is refused before a file is created.
+TEST(CountPartitions, TheLibraryWritesTheOutputItsOptionsName) {
+  const auto reads = genome_reads(17, 30000, 400, 150);
+  const fs::path in = write_fasta(reads, "library_output.fa");
+  const fs::path d = empty_dir("library_output");
+  for (const unsigned k : {31u, 45u})
+    for (const unsigned threads : {1u, 2u}) {
+      const std::string want = run(options(in, k, threads)).text;
+      for (const char* name : {"o.tsv", "o.fa", "o.kff", "o.x"}) {
+        CountOptions o = options(in, k, threads);
+        o.output = (d / name).string();
+        if (std::string(name) == "o.x") o.output_format = "kff";
+        int begun = 0;
+        CountHooks hooks;
+        hooks.output_begins = [&] { ++begun; };
+        const CountResult r = count_kmers(o, hooks);
+        EXPECT_EQ(begun, 1) << name;
+        EXPECT_EQ(r.solid, static_cast<uint64_t>(std::count(want.begin(), want.end(), '\n'))) << name;
+        const auto back = open_count_file(o.output, {.fasta_form = true, .kmer_order = true});
+        std::string text;
+        KmerCount c;
+        while (back->next(c)) text += std::string(c.kmer) + '\t' + std::to_string(c.count) + '\n';
+        EXPECT_SAME(text, want) << name << " k = " << k << " threads " << threads;
+      }
+      std::ifstream tsv(d / "o.tsv");
+      EXPECT_SAME(std::string(std::istreambuf_iterator<char>(tsv), {}), want);
+    }
+  CountOptions bad = options(in, 31, 1);
+  bad.output = (d / "bad.tsv").string();
+  bad.output_format = "csv";
+  EXPECT_THROW(count_kmers(bad), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(d / "bad.tsv"));
 }
