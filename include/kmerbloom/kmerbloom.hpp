@@ -11,7 +11,8 @@
 //   kmerbloom::count_kmers(o);                 // TSV, FASTA or KFF, as the name says
 //
 // Built with CMake: find_package(kmerbloom) and link kmerbloom::kmerbloom
-// (test/example/ builds a program so against the installed library). The
+// (test/example/ builds a program so against the installed library); the
+// headers included here, and those they include, are what is installed. The
 // library never prints or exits: errors are exceptions (common/error.hpp,
 // whose classes the command line maps to its exit codes). Each entry point
 // runs the threads its options ask for and joins them before it returns.

@@ -3,11 +3,24 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "count/tuning.hpp"
 #include "formats/count_writer.hpp"
 #include "seqio/paths.hpp"
 #include "kmer/kmer.hpp"
 
 namespace kmerbloom {
+
+namespace detail {
+const CountTuning& tuning_of(const CountOptions& o) {
+  static const CountTuning kDefaults;
+  return o.tuning ? *o.tuning : kDefaults;
+}
+
+CountTuning& tune(CountOptions& o) {
+  o.tuning = std::make_shared<CountTuning>(tuning_of(o));
+  return *o.tuning;
+}
+}  // namespace detail
 
 void CountOptions::validate() const {
   ReadSetOptions::validate(kMaxK);

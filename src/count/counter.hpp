@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -24,10 +25,14 @@
 
 namespace kmerbloom {
 
+namespace detail {
+struct CountTuning;
+}
+
 enum class GateMode { automatic, none, bloom };
 
 // Bytes of turned-away first sightings a counting thread keeps under -M
-// (CountOptions::first_sightings_bytes).
+// (detail::CountTuning::first_sightings_bytes, count/tuning.hpp).
 inline constexpr uint64_t kFirstSightingsBytes = uint64_t{2} << 20;
 
 struct CountOptions : ReadSetOptions {
@@ -50,35 +55,9 @@ struct CountOptions : ReadSetOptions {
   // fasta, kff), or, empty, the one the name says (count_format_named_by).
   std::string output = "-";
   std::string output_format;
-  // Testing: temporary files count as a full disk past this many bytes.
-  uint64_t tmp_disk_limit = ~uint64_t{0};
-  // Testing and tuning: the L2 cache bytes a counting thread has, which the
-  // partitions are sized for; 0: the machine's (common/machine.hpp).
-  uint64_t cache_bytes = 0;
-  // Testing: spooled records tagged for sweeps (CountPlan::tagged) or not;
-  // unset: as the plan decides.
-  std::optional<bool> sweep_tags;
-  // Testing: the merge sorts each key range of 64-bit keys, the partitions'
-  // runs grouped by range (CountPlan::grouped_runs), or merges their sorted
-  // runs with a loser tree (as for wider keys); unset: sorts.
-  std::optional<bool> sort_ranges;
-  // Testing: the bytes of sort buffers a merging thread holds (a range of
-  // more k-mers than a sixteenth of it is sorted in slices); unset: planned.
-  std::optional<uint64_t> sort_bytes;
-  // Testing: the spool's memory budget without -M (what goes past it is
-  // written to the temporary file); unset: planned (default_spool_memory).
-  std::optional<uint64_t> spool_memory;
-  // Exact mode: a thread keeps at most this many bytes of a partition's
-  // turned-away first sightings (8 a k-mer for k <= 31); a partition with
-  // more is recounted (a second read of its occurrences) instead, so a
-  // skewed partition cannot take more memory than this. Unset: with -M,
-  // kFirstSightingsBytes; without, at least that and as many as the
-  // partition holds occurrences (a k-mer is turned away at most once), so
-  // that no partition is recounted: sized from the pilot's ratios, the
-  // list had overflowed in 226 of 756 partitions of HiFi-like reads
-  // (1.2 Gbp at 99%; their distinct k-mers passed the filter's planned
-  // capacity), each then read and hashed twice.
-  std::optional<uint64_t> first_sightings_bytes;
+  // The knobs tests and benchmarks turn (count/tuning.hpp, private to the
+  // library): none for a user, who gets the plan's choices.
+  std::shared_ptr<detail::CountTuning> tuning;
 
   // Throws std::invalid_argument naming the first bad option.
   void validate() const;

@@ -15,6 +15,7 @@
 #include "count/spool.hpp"
 #include "count/counter.hpp"
 #include "count/merge.hpp"
+#include "count/tuning.hpp"
 #include "kmer/minimizer.hpp"
 #include "seqio/pipeline.hpp"
 #include "seqio/paths.hpp"
@@ -79,7 +80,8 @@ CountEstimate estimate_count(const CountOptions& o) {
     est.input_bytes = input_bytes_total(o.inputs);
     est.occurrences = sample_occurrences(o, est.input_bytes);
   }
-  est.cache_bytes = o.cache_bytes ? o.cache_bytes : machine_caches().l2_per_thread();
+  const uint64_t tuned = detail::tuning_of(o).cache_bytes;
+  est.cache_bytes = tuned ? tuned : machine_caches().l2_per_thread();
   est.available_memory = available_memory();
   return est;
 }
@@ -107,7 +109,7 @@ class Engine {
     so.dir = plan_.tmp_dir;
     so.memory_budget = plan_.spool_memory;
     so.slot_bytes = plan_.block_bytes;
-    so.disk_limit = o_.tmp_disk_limit;
+    so.disk_limit = detail::tuning_of(o_).tmp_disk_limit;
     Spool spool(so);
     PartitionStore store(plan_.partitions, spool, plan_.tagged);
     log("plan: " + std::to_string(plan_.partitions) + " partitions for " +
@@ -281,7 +283,7 @@ class Engine {
     units_done(kmers_[p]);
   }
 
-  std::string cache_source() const { return o_.cache_bytes ? "CountOptions" : machine_caches().source; }
+  std::string cache_source() const { return detail::tuning_of(o_).cache_bytes ? "CountOptions" : machine_caches().source; }
 
   // Partition p's sweeps (1 before the ratios are measured: the pilot) and
   // the filter and table sizing of each. The pilot's filter and table start
@@ -325,7 +327,7 @@ class Engine {
     for (const ThreadTotals& t : totals_) largest = std::max(largest, t.max_count);
     if (sink.start) sink.start(std::min<uint64_t>(largest, o_.max_count));
     const detail::MergeSettings ms{.threads = o_.threads, .max_memory = o_.max_memory, .sorted = plan_.grouped_runs,
-                                   .sort_bytes = o_.sort_bytes};
+                                   .sort_bytes = detail::tuning_of(o_).sort_bytes};
     uint64_t solid = 0;
     r.merge = detail::merge_runs(*runs_, spool, sink, ms, solid, [this](uint64_t n) { units_done(n); });
     r.solid += solid;

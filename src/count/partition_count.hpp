@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "count/partition_table.hpp"
 #include "count/plan.hpp"
 #include "count/counter.hpp"
+#include "count/tuning.hpp"
 #include "kmer/kmer.hpp"
 #include "count/scatter.hpp"
 
@@ -311,7 +313,8 @@ class PartitionCounter {
     uint64_t rejected = 0;
     turned_away_.clear();
     list_full_ = false;
-    const uint64_t list_cap = o_.first_sightings_bytes ? *o_.first_sightings_bytes / sizeof(W)
+    const std::optional<uint64_t> first_sightings = tuning_of(o_).first_sightings_bytes;
+    const uint64_t list_cap = first_sightings ? *first_sightings / sizeof(W)
                               : o_.max_memory         ? kFirstSightingsBytes / sizeof(W)
                                                       : std::max(kFirstSightingsBytes / sizeof(W), occurrences_);
     const auto prefetch = [&](uint64_t h) {

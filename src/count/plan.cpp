@@ -5,6 +5,7 @@
 
 #include "common/format.hpp"
 #include "count/spool.hpp"
+#include "count/tuning.hpp"
 #include "kmer/minimizer.hpp"
 
 namespace kmerbloom {
@@ -69,8 +70,8 @@ CountPlan lay_out(const CountOptions& o, const CountEstimate& e, bool shallow = 
   // Never for the bin step (its bins are given) nor for bin files, whose
   // records carry no tags, even when CountOptions::sweep_tags asks.
   const bool outgrown = sized_by == 0 || partitions_wanted(sized_by, o.k, p.cache_bytes) > kMaxPartitions;
-  p.tagged = !e.from_bins && o.sweep_tags.value_or(e.bins == 0 && outgrown);
-  p.grouped_runs = o.k <= kMaxSmallK && o.sort_ranges.value_or(true);
+  p.tagged = !e.from_bins && detail::tuning_of(o).sweep_tags.value_or(e.bins == 0 && outgrown);
+  p.grouped_runs = o.k <= kMaxSmallK && detail::tuning_of(o).sort_ranges.value_or(true);
   p.minimizer = minimizer_length(o.k);
   p.fpr = o.fpr > 0 ? o.fpr : kExactFpr;
   p.first_share = 0.8;
@@ -86,7 +87,7 @@ CountPlan lay_out(const CountOptions& o, const CountEstimate& e, bool shallow = 
   p.write_buffers = e.from_bins ? 0 : uint64_t{o.threads} * p.partitions * p.block_bytes;
   const double occurrences = static_cast<double>(e.occurrences ? e.occurrences : e.input_bytes);
   p.working_bytes = uint64_t{o.threads} *
-                    counting_bytes_per_thread(p.cache_bytes, o.first_sightings_bytes.value_or(kFirstSightingsBytes),
+                    counting_bytes_per_thread(p.cache_bytes, detail::tuning_of(o).first_sightings_bytes.value_or(kFirstSightingsBytes),
                                               occurrences / p.partitions);
   p.merge_buffers = uint64_t{p.partitions} * (kRunBlockBytes + (kMergeRanges + 1) * sizeof(uint32_t));
   return p;
@@ -97,7 +98,7 @@ CountPlan lay_out(const CountOptions& o, const CountEstimate& e, bool shallow = 
 CountPlan plan_count(const CountOptions& o, const CountEstimate& e) {
   CountPlan p = lay_out(o, e);
   if (!o.max_memory) {
-    p.spool_memory = o.spool_memory.value_or(default_spool_memory(e.available_memory));
+    p.spool_memory = detail::tuning_of(o).spool_memory.value_or(default_spool_memory(e.available_memory));
     return p;
   }
   // The deep read-ahead only where it fits beside the rest, so that any -M

@@ -14,12 +14,20 @@ fi
 cmake --install "$BUILD" --prefix "$T/prefix" > "$T/install.log" 2>&1 || { cat "$T/install.log"; bad "cmake --install failed"; finish; exit 1; }
 check "installed: the facade" test -f "$T/prefix/include/kmerbloom/kmerbloom.hpp"
 check "installed: the module headers it includes" test -f "$T/prefix/include/kmerbloom/count/counter.hpp"
+# The interface is the facade and what it reaches: no private header (the
+# counting engine's passes, its tuning knobs, the reader's internals).
+for private in count/tuning.hpp count/merge.hpp count/partition_count.hpp count/plan.hpp seqio/queues.hpp kmer/minimizer.hpp; do
+  check "installed: not the private $private" test ! -e "$T/prefix/include/kmerbloom/$private"
+done
+installed=$(cd "$T/prefix/include/kmerbloom" && find . -name '*.hpp' | wc -l)
+check "installed: $installed headers, fewer than half of the library's $(find "$SRC/src" -name '*.hpp' -not -path '*/cli/*' | wc -l)" \
+  test "$installed" -lt $(($(find "$SRC/src" -name '*.hpp' -not -path '*/cli/*' | wc -l) / 2))
 check "installed: no header of the command line" test ! -e "$T/prefix/include/kmerbloom/cli"
 check "installed: the CMake package" test -f "$T/prefix/lib/cmake/kmerbloom/kmerbloomConfig.cmake"
 check "installed: the binary" test -x "$T/prefix/bin/kmerbloom"
 if cmake -S "$SRC/test/example" -B "$T/example" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$T/prefix" \
   > "$T/example.log" 2>&1 && cmake --build "$T/example" >> "$T/example.log" 2>&1; then
-  ok "test/example builds against the installed library alone"
+  ok "test/example (a C++17 project) builds against the installed library alone"
   "$T/example/example" -k 31 "$SRC/data/example.fq.gz" > "$T/example.tsv" 2> "$T/example.err"
   "$KB" count "$SRC/data/example.fq.gz" -k 31 -o "$T/count.tsv" -q
   check "the example program found k-mers" test -s "$T/example.tsv"

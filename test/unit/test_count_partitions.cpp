@@ -23,6 +23,7 @@
 #include "count/bins.hpp"
 #include "count/counter.hpp"
 #include "count/partition_count.hpp"
+#include "count/tuning.hpp"
 #include "formats/count_file.hpp"
 #include "strings.hpp"
 
@@ -254,7 +255,7 @@ TEST(CountPartitions, SpillToTemporaryFilesGivesTheSameOutput) {
   // Without -M, the merge keeps what it read of the spilled runs for the
   // ranges after (RangeSorter::entries): the same output for any threads.
   o.max_memory = 0;
-  o.spool_memory = 1u << 20;
+  detail::tune(o).spool_memory = 1u << 20;
   for (const unsigned t : {1u, 3u}) {
     o.threads = t;
     const Counted kept = run(o);
@@ -272,7 +273,7 @@ TEST(CountPartitions, FullTemporaryDirectoryIsAnOutputError) {
   CountOptions o = options(in, 31, 2);
   o.tmp_dir = tmp.string();
   o.max_memory = budget_with_1mb_spool(o);
-  o.tmp_disk_limit = 1u << 20;
+  detail::tune(o).tmp_disk_limit = 1u << 20;
   try {
     run(o);
     FAIL() << "no error";
@@ -297,7 +298,7 @@ TEST(CountPartitions, FullDiskProjectsOverEveryInput) {
   auto needed = [&](size_t files) {
     o.inputs.assign(files, in.string());
     o.max_memory = budget_with_1mb_spool(o);
-    o.tmp_disk_limit = 4u << 20;
+    detail::tune(o).tmp_disk_limit = 4u << 20;
     try {
       run(o);
       ADD_FAILURE() << "no error";
@@ -310,7 +311,7 @@ TEST(CountPartitions, FullDiskProjectsOverEveryInput) {
     return 0.0;
   };
   const double one = needed(1), four = needed(4);
-  o.tmp_disk_limit = ~uint64_t{0};
+  detail::tune(o).tmp_disk_limit = ~uint64_t{0};
   const double written = static_cast<double>(run(o).result.spool.disk_bytes);
   EXPECT_GT(four, 3 * one) << "one input: " << one << " bytes, four: " << four;
   EXPECT_LT(four, 2 * written) << "the run wrote " << written << " bytes";
@@ -352,7 +353,7 @@ TEST(CountPartitions, RecountWhenTheFirstSightingsDoNotFit) {
   const auto truth = naive(reads, 31);
   CountOptions o = options(in, 31, 2);
   const Counted listed = run(o);
-  o.first_sightings_bytes = 0;  // no list at all: every partition recounted
+  detail::tune(o).first_sightings_bytes = 0;  // no list at all: every partition recounted
   const Counted recounted = run(o);
   const auto [want, hist] = expected_output(truth);
   EXPECT_SAME(recounted.text, want);
@@ -375,13 +376,13 @@ TEST(CountPartitions, WithoutABudgetNoPartitionIsRecounted) {
   const fs::path in = write_fasta({genome, genome.substr(0, 500'000)}, "partitions_no_recount.fa");
   CountOptions o = options(in, 31, 2);
   o.batch_bases = 1u << 19;
-  o.cache_bytes = 1u << 20;
+  detail::tune(o).cache_bytes = 1u << 20;
   o.expected_kmers = 1000;
   const Counted kept = run(o);
   EXPECT_EQ(kept.result.partitions.count, 64u);
   EXPECT_GT(kept.result.partitions.max_kmers, kFirstSightingsBytes / 8);
   EXPECT_EQ(kept.result.partitions.recounted, 0u);
-  o.first_sightings_bytes = 0;
+  detail::tune(o).first_sightings_bytes = 0;
   const Counted recounted = run(o);
   EXPECT_EQ(recounted.result.partitions.recounted, 64u);
   EXPECT_SAME(kept.text, recounted.text);
@@ -409,8 +410,8 @@ TEST(CountPartitions, SortedAndMergedRangesGiveTheSameCounts) {
     for (const int way : {0, 1, 2})  // sorted whole, in slices of about 16 k-mers, merged
       for (const unsigned t : {1u, 3u}) {
         CountOptions o = options(in, k, t);
-        o.sort_ranges = way < 2;
-        if (way == 1) o.sort_bytes = 16 * 16;
+        detail::tune(o).sort_ranges = way < 2;
+        if (way == 1) detail::tune(o).sort_bytes = 16 * 16;
         const Counted c = run(o);
         EXPECT_SAME(c.text, want) << "k=" << k << " way=" << way << " threads=" << t;
         EXPECT_SAME(c.result.histogram, hist);
@@ -439,10 +440,10 @@ TEST(CountPartitions, PartitionsThatOutgrowTheCacheAreCountedInSweeps) {
   EXPECT_EQ(whole.result.partitions.split, 0u);
   EXPECT_EQ(whole.result.partitions.max_sweeps, 1u);
   EXPECT_FALSE(whole.result.partitions.tagged);
-  o.cache_bytes = 256;
+  detail::tune(o).cache_bytes = 256;
   for (const std::optional<bool> tags : {std::optional<bool>{}, std::optional<bool>{false}}) {
-    o.sweep_tags = tags;
-    o.first_sightings_bytes.reset();
+    detail::tune(o).sweep_tags = tags;
+    detail::tune(o).first_sightings_bytes.reset();
     for (unsigned t : {1u, 3u}) {
       o.threads = t;
       const Counted swept = run(o);
@@ -454,7 +455,7 @@ TEST(CountPartitions, PartitionsThatOutgrowTheCacheAreCountedInSweeps) {
       EXPECT_SAME(swept.result.histogram, whole.result.histogram);
       EXPECT_EQ(swept.result.distinct, whole.result.distinct);
     }
-    o.first_sightings_bytes = 0;
+    detail::tune(o).first_sightings_bytes = 0;
     const Counted recounted = run(o);
     EXPECT_GT(recounted.result.partitions.split, 0u);
     EXPECT_SAME(recounted.text, whole.text);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "count/plan.hpp"
+#include "count/tuning.hpp"
 
 using namespace kmerbloom;
 
@@ -95,11 +96,11 @@ TEST(CountPlan, RecordsAreTaggedWhenThePartitionsWillOutgrowTheCache) {
   EXPECT_FALSE(tagged(0, mb, 4096));             // the bin step
   EXPECT_FALSE(tagged(uint64_t{1} << 40, mb, 65536));
   CountOptions o = opts(2, 0);
-  o.sweep_tags = false;
+  detail::tune(o).sweep_tags = false;
   CountEstimate e;
   e.cache_bytes = mb;
   EXPECT_FALSE(plan_count(o, e).tagged);
-  o.sweep_tags = true;
+  detail::tune(o).sweep_tags = true;
   e.input_bytes = mb;
   EXPECT_TRUE(plan_count(o, e).tagged);
 }
