@@ -158,9 +158,9 @@ class FirstError {
 
 // Starts thread `index` (0-based) of `count` running fn. When the system
 // refuses (a thread limit, no memory for its stack: `-t 1000` under
-// `ulimit -v`), throws std::runtime_error saying how many threads could start
-// and what to do; the caller then stops and joins the threads already
-// running, so nothing terminates the process. The thread holds every signal
+// `ulimit -v`), throws std::runtime_error naming the thread and what to do;
+// the caller then stops and joins the threads already running, so nothing
+// terminates the process. The thread holds every signal
 // but the faults a thread raises itself, so that a user's or a scheduler's
 // signal reaches the thread that started the run (the command line's
 // handler, and formats/output.hpp's OutputGroup::commit, which holds them
@@ -177,9 +177,13 @@ std::thread start_thread(F&& fn, unsigned index, unsigned count) {
     return t;
   } catch (const std::system_error& e) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    throw std::runtime_error("cannot start thread " + std::to_string(index + 1) + " of " + std::to_string(count) +
-                             " (" + e.code().message() + "): give fewer threads (-t " +
-                             std::to_string(index > 1 ? index - 1 : 1) + " or less) or more memory");
+    // No -t is named: which count would start depends on what the run
+    // holds by then (under ulimit -v, -t 1000 started 118 threads and the
+    // -t 117 it was advised started 50).
+    throw std::runtime_error("cannot start thread " + std::to_string(index + 1) + " of " + std::to_string(count) + " (" +
+                             e.code().message() +
+                             "): the system refused a thread or its stack (a limit such as ulimit -u or ulimit -v); "
+                             "give fewer threads or more memory");
   }
 }
 

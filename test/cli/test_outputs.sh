@@ -189,7 +189,7 @@ else
     mkdir "$T/thr"
     (ulimit -v 1500000; exec "$@") > /dev/null 2> "$T/thr.err" || rc=$?
     check "$name, too many threads under ulimit -v: exit 1 naming the thread, no crash, nothing left (exit $rc: $(head -c 300 "$T/thr.err"))" \
-      eval 'test "$rc" -eq 1 && grep -Eq "^kmerbloom: error: cannot start thread [0-9]+ of [0-9]+" "$T/thr.err" &&
+      eval 'test "$rc" -eq 1 && grep -Eq "^kmerbloom: error: cannot start thread [0-9]+ of [0-9]+ .*give fewer threads or more memory$" "$T/thr.err" && ! grep -q "(-t [0-9]" "$T/thr.err" &&
         ! grep -qi terminate "$T/thr.err" && test -z "$(ls -A "$T/thr")"'
   }
   threads_case count "$KB" count "$T/reads.fq" -k 21 -t 1000 -o "$T/thr/o.tsv" --histo "$T/thr/h"
