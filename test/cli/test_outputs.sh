@@ -87,8 +87,11 @@ full_disk() {
   mapfile -t files < <(ls -A "$base")
   for f in "${files[@]}"; do pages=$((pages + ($(stat -c %s "$base/$f") + 4095) / 4096)); done
   mkdir "$d"
-  # The earlier results take one page each; the run has j pages beside them.
-  for ((j = 0; j <= pages + 1; j++)); do
+  # The earlier results take one page each; the run has j pages beside them,
+  # up to what the run into the empty folder took and a page more for each
+  # output (the run's times and peak in the statistics, the report and the
+  # plot may take a few bytes more this time, past a page).
+  for ((j = 0; j <= pages + ${#files[@]} + 1; j++)); do
     size=$(((${#files[@]} + j) * 4096))
     mount -t tmpfs -o size=$size tmpfs "$d"
     plant "$d" "${files[@]}"
