@@ -47,7 +47,7 @@ extern "C" void on_signal(int sig) {
     if (number == sig) {
       say("kmerbloom: interrupted by ");
       say(name);
-      say("; unfinished outputs removed\n");
+      say(kmerbloom::outputs_landed() ? " after its outputs were in place\n" : "; unfinished outputs removed\n");
     }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
   try {
     read_cpu_features(std::getenv("KMERBLOOM_CPU"));  // a bad value is a usage error, named
     // Every output of the run lands when the run has succeeded, together;
-    // an error or a signal before leaves none of them.
+    // an error or a signal before leaves none of them (formats/output.hpp).
     OutputGroup outputs;
     const int status = action();
     if (status == cli::kExitOk) outputs.commit();

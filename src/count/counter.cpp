@@ -32,7 +32,6 @@ void CountOptions::validate() const {
     throw std::invalid_argument("--partition I/N needs 0 <= I < N, got " + std::to_string(partition) + "/" +
                                 std::to_string(partitions));
   if (gate == GateMode::bloom && min_count < 2) throw std::invalid_argument("the Bloom gate needs --min-count 2 or more");
-  if (output.empty()) throw std::invalid_argument("output path is empty");
   if (!output_format.empty()) check_count_format(output_format);
 }
 

@@ -54,6 +54,7 @@ struct Held {
 };
 std::mutex g_group_mu;
 bool g_group_live = false;
+std::atomic<bool> g_landed{false};
 std::vector<Held> g_held;
 
 // Hands a complete temporary file to the live group; false when none lives.
@@ -116,6 +117,8 @@ int create_temp(const std::string& path, const std::string& target, std::string&
 }
 
 }  // namespace
+
+bool outputs_landed() noexcept { return g_landed.load(); }
 
 void remove_temporary_outputs() noexcept {
   for (size_t i = 0; i < kMaxTemps; ++i)
@@ -322,6 +325,7 @@ void OutputGroup::commit() {
   }
   g_held.erase(g_held.begin(), g_held.begin() + static_cast<std::ptrdiff_t>(i));
   remove_held(g_held);
+  if (failure.empty()) g_landed.store(true);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (!failure.empty()) throw OutputError(failure);
 }

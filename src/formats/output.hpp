@@ -92,6 +92,9 @@ void check_output_file(const std::string& path);
 // safe to call from a signal handler (it only calls unlink on paths
 // registered beforehand).
 void remove_temporary_outputs() noexcept;
+// True once an OutputGroup has put its files in place: a signal after that
+// finds the run's outputs complete. Safe to call from a signal handler.
+bool outputs_landed() noexcept;
 
 // The outputs of one run, landing together or not at all. While a group
 // lives (one at a time, the command line's run), each OutputFile::commit(), on
@@ -110,8 +113,10 @@ class OutputGroup {
   OutputGroup(const OutputGroup&) = delete;
   OutputGroup& operator=(const OutputGroup&) = delete;
   // Moves every held file into place, in the order they were committed.
-  // Throws OutputError when a rename fails (the files not yet renamed are
-  // removed).
+  // Throws OutputError when a rename fails: the files not yet renamed are
+  // removed, those renamed before stay (a rename within one folder fails
+  // only when the folder changed under the run: its permissions, a folder
+  // made at the path).
   void commit();
   // How many files the group holds now.
   size_t held() const;

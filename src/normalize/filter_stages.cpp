@@ -105,9 +105,11 @@ class Stages {
     for (unsigned i = 0; i < 2 * workers + 4; ++i) free_.push(std::make_unique<Chunk>());
     std::vector<std::thread> threads;
     const unsigned count = workers + 3;
+    detail::StartGate gate;  // none runs before all have started, or one could not
     auto start = [&](auto fn) {
       threads.push_back(detail::start_thread(
-          [this, fn] {
+          [this, fn, &gate] {
+            gate.wait();
             try {
               fn();
             } catch (...) {
@@ -124,6 +126,7 @@ class Stages {
     } catch (...) {
       fail(std::current_exception());
     }
+    gate.open();
     for (auto& t : threads) t.join();
     error_.rethrow();
   }

@@ -87,6 +87,7 @@ class DirectStream final : public KmerStream {
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
   uint64_t bytes_read() const override { return r_.bytes_read(); }
+  unsigned declared_k() const override { return r_.declared_k(); }
 
  private:
   CheckedReader r_;
@@ -133,6 +134,11 @@ class ThreadedStream final : public KmerStream {
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
   uint64_t bytes_read() const override { return bytes_.load(std::memory_order_relaxed); }
+  // As the parser last saw it (it stores it before the end reaches next()).
+  unsigned declared_k() const override {
+    const unsigned seen = declared_seen_.load(std::memory_order_relaxed);
+    return seen ? seen : declared_k_;
+  }
 
  private:
   void parse() {
@@ -150,6 +156,7 @@ class ThreadedStream final : public KmerStream {
           b->counts.push_back(count);
         }
         bytes_.store(r_.bytes_read(), std::memory_order_relaxed);
+        declared_seen_.store(r_.declared_k(), std::memory_order_relaxed);
         if (!b->counts.empty()) full_.push(std::move(b));
       }
     } catch (...) {
@@ -163,6 +170,7 @@ class ThreadedStream final : public KmerStream {
 
   CheckedReader r_;
   std::atomic<uint64_t> bytes_{0};  // r_'s bytes read, as of the last batch
+  std::atomic<unsigned> declared_seen_{0};  // r_'s declared k, as of the last batch
   HandOff<Batch> empty_, full_;
   std::unique_ptr<Batch> cur_;
   size_t at_ = 0;

@@ -39,10 +39,11 @@ class KmerStream {
   virtual uint64_t kept() const = 0;
   // Bytes of the file read so far, for progress; any thread may ask.
   virtual uint64_t bytes_read() const = 0;
-  // What the file declared of itself when it was opened (KFF: its k, 0 if
-  // not known before its k-mers, and its header's canonical flag; a text
-  // file: 0 and nullopt).
-  unsigned declared_k() const { return declared_k_; }
+  // What the file declares of itself (KFF: its k, and its header's
+  // canonical flag; a text file: 0 and nullopt). The k of a plain file is
+  // known once it is opened, that of a stream (stdin, a FIFO, gzip) once
+  // next() has returned a k-mer or false; 0 while unknown.
+  virtual unsigned declared_k() const { return declared_k_; }
   std::optional<bool> declared_canonical() const { return declared_canonical_; }
 
  protected:

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include <csignal>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -171,12 +172,13 @@ std::thread start_thread(F&& fn, unsigned index, unsigned count) {
   sigfillset(&held);
   for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) sigdelset(&held, fault);
   pthread_sigmask(SIG_BLOCK, &held, &old);  // the new thread inherits the mask
+  struct Restore {  // the caller's mask, however the start ends (std::bad_alloc too)
+    const sigset_t& old;
+    ~Restore() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+  } restore{old};
   try {
-    std::thread t(std::forward<F>(fn));
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    return t;
+    return std::thread(std::forward<F>(fn));
   } catch (const std::system_error& e) {
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
     // No -t is named: which count would start depends on what the run
     // holds by then (under ulimit -v, -t 1000 started 118 threads and the
     // -t 117 it was advised started 50).
@@ -187,14 +189,33 @@ std::thread start_thread(F&& fn, unsigned index, unsigned count) {
   }
 }
 
+// Holds the threads a run starts until every one has started or one could
+// not: a thread that cannot start is then the run's error, not what the
+// threads started before it met meanwhile (under ulimit -v, a started
+// worker's allocation failing first made the error "out of memory").
+class StartGate {
+ public:
+  void wait() const { open_.wait(false); }
+  void open() {
+    open_ = true;
+    open_.notify_all();
+  }
+
+ private:
+  std::atomic<bool> open_{false};
+};
+
 // Runs work(id) for every id below n: id 0 on the calling thread, the others
-// on threads started by start_thread. When one throws, or a thread cannot
-// start, stop() is called (once or more) so that the others end early; every
-// thread is joined, then the first exception is rethrown.
+// on threads started by start_thread, once all have started (StartGate). When
+// one throws, or a thread cannot start, stop() is called (once or more) so
+// that the others end early; every thread is joined, then the first
+// exception is rethrown.
 template <class Work, class Stop>
 void run_on_threads(unsigned n, Work&& work, Stop&& stop) {
   FirstError error;
+  StartGate gate;
   auto guarded = [&](unsigned id) {
+    gate.wait();
     try {
       work(id);
     } catch (...) {
@@ -210,6 +231,7 @@ void run_on_threads(unsigned n, Work&& work, Stop&& stop) {
     error.set(std::current_exception());
     stop();
   }
+  gate.open();
   if (threads.size() + 1 == std::max(n, 1u)) guarded(0);
   for (std::thread& t : threads) t.join();
   error.rethrow();

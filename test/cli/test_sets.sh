@@ -227,6 +227,11 @@ check "as-read KFF inputs give an as-read KFF result (its header read back by th
 expect_fail "an empty KFF declaring k = 21 beside 31-mers refused, both named" 3 \
   "empty21.kff: declares k = 21 \(no k-mers\), but .*a.tsv holds 31-mers" -- \
   "$KB" sets union "$T/a.tsv" "$T/empty21.kff" -o "$T/e21.tsv"
+# From a stream: parsed on a thread of its own (the first input) or with the merge.
+expect_fail "... and from standard input (second), once it is read" 3 "declares k = 21 \(no k-mers\)" -- \
+  sh -c 'exec "$1" sets union "$2" - -t 2 -o "$2.e21" < "$3"' sh "$KB" "$T/a.tsv" "$T/empty21.kff"
+expect_fail "... and from standard input (first), once it is read" 3 "declares k = 21 \(no k-mers\)" -- \
+  sh -c 'exec "$1" sets union - "$2" -t 2 -o "$2.e21" < "$3"' sh "$KB" "$T/a.tsv" "$T/empty21.kff"
 
 # --- counts past KMC's 32-bit counters: capped in KFF and said, exact in TSV --
 printf 'AAAAACCCCCGGGGGTTTTTAAAAACCCCCG\t3000000000\nACGTACGTACGTACGTACGTACGTACGTACT\t7\n' > "$T/huge.tsv"
