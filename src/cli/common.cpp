@@ -161,17 +161,11 @@ std::string count_output_format(const CLI::Option& format_option, const std::str
 }
 
 CLI::Option* add_count_format_option(CLI::App& sub, std::string& format) {
-  std::vector<std::string> names;
-  std::string list;
-  for (const std::string_view f : kCountFormats) {
-    names.emplace_back(f);
-    list += (list.empty() ? "" : ", ") + std::string(f);
-  }
   return sub
       .add_option("--format", format,
-                  list + ": KMER<TAB>COUNT, >COUNT then KMER, or the k-mer file format of KMC; default: the one "
+                  count_format_names() + ": KMER<TAB>COUNT, >COUNT then KMER, or the k-mer file format of KMC; default: the one "
                          "-o's name says (.kff; .fa, .fasta, .fna; with .gz too), else tsv")
-      ->check(CLI::IsMember(names));
+      ->check(CLI::IsMember(std::vector<std::string>(kCountFormats.begin(), kCountFormats.end())));
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

@@ -1,5 +1,6 @@
 #include "formats/count_writer.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -112,13 +113,15 @@ std::unique_ptr<KmerCountWriter> open_count_writer(const std::string& format, co
   throw std::logic_error("open_count_writer: format " + format);
 }
 
+std::string count_format_names() {
+  std::string names;
+  for (const std::string_view f : kCountFormats) names += (names.empty() ? "" : ", ") + std::string(f);
+  return names;
+}
+
 void check_count_format(const std::string& format) {
-  std::string known;
-  for (const std::string_view f : kCountFormats) {
-    if (f == format) return;
-    known += (known.empty() ? "" : ", ") + std::string(f);
-  }
-  throw std::invalid_argument("unknown k-mer count format '" + format + "' (" + known + ")");
+  if (std::find(kCountFormats.begin(), kCountFormats.end(), format) != kCountFormats.end()) return;
+  throw std::invalid_argument("unknown k-mer count format '" + format + "' (" + count_format_names() + ")");
 }
 
 }  // namespace kmerbloom

@@ -56,6 +56,8 @@ inline constexpr std::array<std::string_view, 3> kCountFormats = {"tsv", "fasta"
 // text would be read by nothing that reads KFF.
 std::string count_format_named_by(const std::string& path);
 
+// kCountFormats as a list for messages and help: "tsv, fasta, kff".
+std::string count_format_names();
 // Throws std::invalid_argument naming kCountFormats unless `format` is one.
 void check_count_format(const std::string& format);
 

@@ -303,11 +303,6 @@ OutputGroup::~OutputGroup() {
   g_group_live = false;
 }
 
-size_t OutputGroup::held() const {
-  std::lock_guard lock(g_group_mu);
-  return g_held.size();
-}
-
 void OutputGroup::commit() {
   std::lock_guard lock(g_group_mu);
   sigset_t all, old;

@@ -118,8 +118,6 @@ class OutputGroup {
   // only when the folder changed under the run: its permissions, a folder
   // made at the path).
   void commit();
-  // How many files the group holds now.
-  size_t held() const;
 };
 
 }  // namespace kmerbloom

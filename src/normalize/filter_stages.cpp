@@ -8,7 +8,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "seqio/queues.hpp"
 #include "common/format.hpp"
@@ -100,40 +99,24 @@ class Stages {
       : o_(o), sketch_(sketch), solid_(solid), sink_(sink), r_(r), progress_(progress), shape_(o.k, true),
         mates_(o.paired() ? 2 : 1), split_(o.paired_files || (o.interleaved && o.split_mates)) {}
 
+  // The stages: the writer on this thread, the reader, the workers and the
+  // one who decides on threads of their own; the first error stops them all.
   void run() {
     const unsigned workers = o_.threads ? o_.threads : 1;
     for (unsigned i = 0; i < 2 * workers + 4; ++i) free_.push(std::make_unique<Chunk>());
-    std::vector<std::thread> threads;
-    const unsigned count = workers + 3;
-    detail::StartGate gate;  // none runs before all have started, or one could not
-    auto start = [&](auto fn) {
-      threads.push_back(detail::start_thread(
-          [this, fn, &gate] {
-            gate.wait();
-            try {
-              fn();
-            } catch (...) {
-              fail(std::current_exception());
-            }
-          },
-          static_cast<unsigned>(threads.size()), count));
-    };
-    try {
-      start([this] { read_all(); });
-      for (unsigned i = 0; i < workers; ++i) start([this] { work_all(); });
-      start([this] { decide_all(); });
-      start([this] { write_all(); });
-    } catch (...) {
-      fail(std::current_exception());
-    }
-    gate.open();
-    for (auto& t : threads) t.join();
-    error_.rethrow();
+    detail::run_on_threads(
+        workers + 3,
+        [this, workers](unsigned id) {
+          if (id == 0) write_all();
+          else if (id == 1) read_all();
+          else if (id <= workers + 1) work_all();
+          else decide_all();
+        },
+        [this] { abort(); });
   }
 
  private:
-  void fail(std::exception_ptr e) {
-    error_.set(std::move(e));
+  void abort() {
     free_.abort();
     work_.abort();
     reorder_.abort();
@@ -447,7 +430,6 @@ class Stages {
   RecordBatch spare_;
   std::string out_[2];
   std::mutex time_mu_;
-  FirstError error_;
 };
 
 }  // namespace

@@ -77,10 +77,7 @@ class CheckedReader {
 
 class DirectStream final : public KmerStream {
  public:
-  DirectStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {
-    declared_k_ = r_.declared_k();
-    declared_canonical_ = r_.declared_canonical();
-  }
+  DirectStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {}
   bool next(std::string_view& kmer, uint64_t& count) override { return r_.next(kmer, count); }
   const std::string& name() const override { return r_.name(); }
   unsigned k() const override { return r_.k(); }
@@ -88,6 +85,7 @@ class DirectStream final : public KmerStream {
   uint64_t kept() const override { return r_.kept(); }
   uint64_t bytes_read() const override { return r_.bytes_read(); }
   unsigned declared_k() const override { return r_.declared_k(); }
+  std::optional<bool> declared_canonical() const override { return r_.declared_canonical(); }
 
  private:
   CheckedReader r_;
@@ -107,9 +105,8 @@ class ThreadedStream final : public KmerStream {
   static constexpr size_t kBatches = 4;            // in flight per input
   static constexpr size_t kBatchBases = 1 << 20;   // bases a batch holds (about)
 
-  ThreadedStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {
-    declared_k_ = r_.declared_k();  // before the parser reads on
-    declared_canonical_ = r_.declared_canonical();
+  ThreadedStream(const std::string& path, const KmerStreamOptions& o)
+      : r_(path, o), declared_k_(r_.declared_k()) {  // before the parser reads on
     for (size_t i = 0; i < kBatches; ++i) empty_.push(std::make_unique<Batch>());
     thread_ = start_thread([this] { parse(); }, 0, 1);
   }
@@ -135,10 +132,9 @@ class ThreadedStream final : public KmerStream {
   uint64_t kept() const override { return r_.kept(); }
   uint64_t bytes_read() const override { return bytes_.load(std::memory_order_relaxed); }
   // As the parser last saw it (it stores it before the end reaches next()).
-  unsigned declared_k() const override {
-    const unsigned seen = declared_seen_.load(std::memory_order_relaxed);
-    return seen ? seen : declared_k_;
-  }
+  unsigned declared_k() const override { return declared_k_.load(std::memory_order_relaxed); }
+  // The header's, read when the file was opened and never written after.
+  std::optional<bool> declared_canonical() const override { return r_.declared_canonical(); }
 
  private:
   void parse() {
@@ -156,7 +152,7 @@ class ThreadedStream final : public KmerStream {
           b->counts.push_back(count);
         }
         bytes_.store(r_.bytes_read(), std::memory_order_relaxed);
-        declared_seen_.store(r_.declared_k(), std::memory_order_relaxed);
+        declared_k_.store(r_.declared_k(), std::memory_order_relaxed);
         if (!b->counts.empty()) full_.push(std::move(b));
       }
     } catch (...) {
@@ -170,7 +166,7 @@ class ThreadedStream final : public KmerStream {
 
   CheckedReader r_;
   std::atomic<uint64_t> bytes_{0};  // r_'s bytes read, as of the last batch
-  std::atomic<unsigned> declared_seen_{0};  // r_'s declared k, as of the last batch
+  std::atomic<unsigned> declared_k_;  // r_'s declared k, as of the last batch
   HandOff<Batch> empty_, full_;
   std::unique_ptr<Batch> cur_;
   size_t at_ = 0;

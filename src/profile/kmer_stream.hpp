@@ -43,12 +43,8 @@ class KmerStream {
   // canonical flag; a text file: 0 and nullopt). The k of a plain file is
   // known once it is opened, that of a stream (stdin, a FIFO, gzip) once
   // next() has returned a k-mer or false; 0 while unknown.
-  virtual unsigned declared_k() const { return declared_k_; }
-  std::optional<bool> declared_canonical() const { return declared_canonical_; }
-
- protected:
-  unsigned declared_k_ = 0;
-  std::optional<bool> declared_canonical_;
+  virtual unsigned declared_k() const = 0;
+  virtual std::optional<bool> declared_canonical() const = 0;
 };
 
 // Throws InputError when the file cannot be opened.
