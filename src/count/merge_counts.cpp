@@ -6,46 +6,30 @@
 #include <tuple>
 
 #include "common/format.hpp"
-#include "formats/count_file.hpp"
+#include "formats/sorted_counts.hpp"
 
 namespace kmerbloom {
 namespace {
 
 struct CountCursor {
-  CountCursor(const std::string& path, size_t buffer) : in(open_count_file(path, {false, buffer, true})) {}
-  std::unique_ptr<CountFileReader> in;
+  CountCursor(const std::string& path, size_t buffer)
+      : in(open_sorted_counts(path, {.histogram_hint = "; give histograms with --histo", .fasta_form = false, .buffer_bytes = buffer})) {}
+  std::unique_ptr<SortedCounts> in;
   std::string kmer;
   uint64_t count = 0;
   bool done = false;
 
-  // A k-mer is A, C, G and T as count writes them; a histogram row (digits)
-  // is the usual slip: merge-counts takes histograms with --histo.
-  void check_letters(std::string_view text) const {
-    if (text.find_first_not_of("ACGT") == std::string_view::npos) return;
-    std::string quoted = "'";
-    quoted.append(printable(text)).append("'");
-    if (text.find_first_not_of("0123456789") == std::string_view::npos)
-      in->fail(quoted + " is a number, not a k-mer: this looks like a histogram (COUNT FREQUENCY); "
-               "give histograms with --histo");
-    in->fail(quoted + " is not a k-mer of A, C, G and T as count writes them");
-  }
-
   // Reads the next record; the first one read sets k for all files.
   void advance(unsigned& k, uint64_t& lines) {
-    KmerCount r;
-    if (!in->next(r)) {
+    std::string_view next;
+    if (!in->next(next, count)) {
       done = true;
       return;
     }
-    check_letters(r.kmer);
-    if (k == 0) k = static_cast<unsigned>(r.kmer.size());
-    if (r.kmer.size() != k)
-      in->fail("k-mer of " + std::to_string(r.kmer.size()) + " bases, the first has " + std::to_string(k));
-    if (r.kmer < kmer)
-      in->fail("k-mers out of order (" + printable(r.kmer) + " after " + printable(kmer) +
-               "): inputs must be sorted as count writes them");
-    kmer.assign(r.kmer);
-    count = r.count;
+    if (k == 0) k = static_cast<unsigned>(next.size());
+    if (next.size() != k)  // the first file's k (each file's own is checked by its reader)
+      in->fail("k-mer of " + std::to_string(next.size()) + " bases, the first has " + std::to_string(k));
+    kmer.assign(next);
     ++lines;
   }
 };

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
-#include "common/error.hpp"
-#include "common/format.hpp"
-#include "formats/count_file.hpp"
+#include "formats/sorted_counts.hpp"
 #include "kmer/kmer.hpp"
 
 namespace kmerbloom {
@@ -33,42 +32,19 @@ void CountedKmers::read_block(size_t b, std::vector<CountedKmer>& out) const {
 
 CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expected, uint64_t max_count,
                                      const std::string& tmp_dir, size_t histogram_rows, PipelineProgress* progress) {
-  CountFileOptions co;
-  co.kmer_order = true;  // KFF sections merged into k-mer order
-  const auto in = open_count_file(path, co);
+  const auto in = open_sorted_counts(
+      path, {.expected_k = k_expected, .max_k = kMaxSmallK, .who = "hetmers", .canonical = true});
   CountFileKmers r;
   r.kept = std::make_unique<CountedKmers>(tmp_dir);
   r.histogram.assign(std::max<size_t>(histogram_rows, 2), 0);
-  KmerCount rec;
-  uint64_t previous = 0;
-  while (in->next(rec)) {
-    if (r.k == 0) {
-      r.k = static_cast<unsigned>(rec.kmer.size());
-      if (k_expected && r.k != k_expected)
-        in->fail("k-mer of " + std::to_string(r.k) + " bases, but -k is " + std::to_string(k_expected));
-      if (r.k == 0 || r.k > kMaxSmallK)
-        in->fail("k-mer of " + std::to_string(r.k) + " bases: hetmers takes k from 1 to " +
-                 std::to_string(kMaxSmallK));
-    }
-    if (rec.kmer.size() != r.k)
-      in->fail("k-mer of " + std::to_string(rec.kmer.size()) + " bases, the first has " + std::to_string(r.k));
-    uint64_t x = 0;
-    try {
-      x = encode_kmer<uint64_t>(rec.kmer);
-    } catch (const std::invalid_argument& e) {
-      in->fail(std::string("k-mer '") + printable(rec.kmer) + "': " + e.what());
-    }
-    if (reverse_complement(x, r.k) < x)
-      in->fail("k-mer " + printable(rec.kmer) +
-               " is not canonical (its reverse complement is smaller): count without --no-canonical");
-    if (r.records > 0 && x <= previous)
-      in->fail(std::string(x == previous ? "k-mer given twice: " : "k-mers out of order: ") + printable(rec.kmer) +
-               " after " + decode_kmer(previous, r.k) + " (the file must be sorted as count writes it)");
-    previous = x;
+  std::string_view kmer;
+  uint64_t count = 0;
+  while (in->next(kmer, count)) {
     if ((++r.records & 0xffff) == 0 && progress) progress->units_done = in->bytes_read();
-    ++r.histogram[std::min<uint64_t>(rec.count, r.histogram.size() - 1)];
-    if (rec.count <= max_count) r.kept->add(x, rec.count);
+    ++r.histogram[std::min<uint64_t>(count, r.histogram.size() - 1)];
+    if (count <= max_count) r.kept->add(encode_kmer<uint64_t>(kmer), count);
   }
+  r.k = in->k();
   r.kept->finish();
   return r;
 }

@@ -1,14 +1,10 @@
 // The sorted k-mer counts of the reads, as qv merges them with the
-// assembly's: checked record by record (every k-mer of the first one's
-// length, upper-case A/C/G/T, canonical, strictly increasing, count >= 1)
-// and parsed ahead on a thread of its own, in blocks of kBlockRecords
-// (kBlocks + 1 blocks at most, about 8 MiB for k = 21), so that parsing
-// overlaps the assembly's count and the merge.
+// assembly's: a count file read through formats/sorted_counts.hpp (canonical
+// k-mers, parsed ahead on a thread of its own so that parsing overlaps the
+// assembly's count and the merge), seen one record at a time.
 //
-// Errors: InputError naming the file and line (or KFF byte); one found by the
-// parsing thread is thrown by advance() when the records before it are used
-// up, in file order. Thread safety: one consumer thread; the destructor stops
-// and joins the parsing thread.
+// Errors: InputError naming the file and line (or KFF byte), thrown by
+// advance() in file order. Thread safety: one consumer thread.
 #pragma once
 
 #include <cstdint>
@@ -16,21 +12,17 @@
 #include <string>
 #include <string_view>
 
+#include "formats/sorted_counts.hpp"
+
 namespace kmerbloom {
 
 class SortedReadCounts {
  public:
-  static constexpr size_t kBlockRecords = size_t{1} << 16;
-  static constexpr size_t kBlocks = 3;
-
-  // Opens path and reads its first record (k is known on return).
-  // expected_k: 0, or the k the caller wants (a mismatch is an InputError).
+  // Opens path and reads its first record (k is known on return); an empty
+  // file is an InputError. expected_k: 0, or the k the caller wants.
   SortedReadCounts(const std::string& path, unsigned expected_k);
-  ~SortedReadCounts();
-  SortedReadCounts(const SortedReadCounts&) = delete;
-  SortedReadCounts& operator=(const SortedReadCounts&) = delete;
 
-  unsigned k() const { return k_; }
+  unsigned k() const { return in_->k(); }
   bool done() const { return done_; }
   // The current record; valid until advance().
   std::string_view kmer() const { return kmer_; }
@@ -40,9 +32,7 @@ class SortedReadCounts {
   void advance();
 
  private:
-  struct Shared;
-  std::unique_ptr<Shared> shared_;
-  unsigned k_ = 0;
+  std::unique_ptr<SortedCounts> in_;
   bool done_ = false;
   std::string_view kmer_;
   uint64_t count_ = 0;

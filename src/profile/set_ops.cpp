@@ -5,7 +5,7 @@
 
 #include "common/error.hpp"
 #include "common/format.hpp"
-#include "profile/kmer_stream.hpp"
+#include "formats/sorted_counts.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -82,13 +82,13 @@ void SetOpOptions::validate(size_t inputs) const {
 
 SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOptions& options) : o_(options) {
   o_.validate(inputs.size());
-  detail::KmerStreamOptions so;
+  SortedCountsOptions so;
   so.min_count = o_.input_min;
   so.max_count = o_.input_max;
   so.buffer_bytes = std::max<size_t>(o_.buffer_bytes / inputs.size(), 4096);
   for (size_t i = 0; i < inputs.size(); ++i) {
     so.threaded = i + 1 < o_.threads;  // threads - 1 inputs parsed apart; the rest with the merge
-    in_.push_back(detail::open_kmer_stream(inputs[i], so));
+    in_.push_back(open_sorted_counts(inputs[i], so));
   }
   heads_.resize(in_.size());
   size_t first = in_.size(), declares = in_.size();

@@ -22,9 +22,7 @@
 #include "seqio/pipeline.hpp"
 
 namespace kmerbloom {
-namespace detail {
-class KmerStream;  // profile/kmer_stream.hpp
-}
+class SortedCounts;  // formats/sorted_counts.hpp
 
 enum class KmerSetOp {
   union_,     // k-mers of any input
@@ -108,7 +106,7 @@ class SetOperation {
 
  private:
   SetOpOptions o_;
-  std::vector<std::unique_ptr<detail::KmerStream>> in_;
+  std::vector<std::unique_ptr<SortedCounts>> in_;
   std::vector<Head> heads_;
   unsigned k_ = 0;
   std::optional<bool> canonical_;

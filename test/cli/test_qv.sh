@@ -188,7 +188,7 @@ expect_fail "a bad FASTA names the file and line" 3 "bad.fa.*line 1" -- \
 expect_fail "a missing assembly names it" 3 "nothere.fa" -- "$KB" qv "$T/nothere.fa" --reads "$T/reads.tsv" -o "$T/err/b"
 expect_fail "a missing read count file names it" 3 "nothere.tsv" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/nothere.tsv" -o "$T/err/c"
-expect_fail "-k other than the read counts' k names the file" 3 "reads.kff: .*k-mers of 21 bases, but -k is 25" -- \
+expect_fail "-k other than the read counts' k names the file" 3 "reads.kff: .*k-mer of 21 bases, but -k is 25" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/reads.kff" -k 25 -o "$T/err/k"
 { head -3 "$T/reads.tsv"; printf 'ACGTACGTACGTACGTACGTAC\t4\n'; } > "$T/mixed.tsv"
 expect_fail "read counts of two k name the line" 3 "mixed.tsv: line 4: k-mer of 22 bases, the first has 21" -- \
@@ -198,10 +198,10 @@ expect_fail "unsorted read counts name the line" 3 "unsorted.tsv: line 2: k-mers
   "$KB" qv "$T/asm_sub.fa" --reads "$T/unsorted.tsv" -o "$T/err/e"
 awk 'NR == 150001 { print "ACGTNACGTACGTACGTACGT\t3" } { print }' "$T/reads.tsv" > "$T/late.tsv"
 expect_fail "a bad k-mer far into the read counts (parsed ahead, blocks later) names its line" 3 \
-  "late.tsv: line 150001: not a k-mer of upper-case A, C, G, T: 'ACGTNACGTACGTACGTACGT'" -- \
+  "late.tsv: line 150001: k-mer ACGTNACGTACGTACGTACGT holds a letter other than A, C, G, T" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/late.tsv" -o "$T/err/l"
 printf 'TTTTTTTTTTTTTTTTTTTTT\t5\n' > "$T/noncanon.tsv"
-expect_fail "non-canonical read counts are refused" 3 "noncanon.tsv: line 1: T+ is not canonical" -- \
+expect_fail "non-canonical read counts are refused" 3 "noncanon.tsv: line 1: k-mer T+ is not canonical" -- \
   "$KB" qv "$T/asm_sub.fa" --reads "$T/noncanon.tsv" -o "$T/err/f"
 expect_fail "the assembly cannot be a stream (it is read twice)" 2 "read twice" -- \
   "$KB" qv - --reads "$T/reads.tsv" -o "$T/err/g"

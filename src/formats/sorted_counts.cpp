@@ -1,17 +1,20 @@
-#include "profile/kmer_stream.hpp"
+#include "formats/sorted_counts.hpp"
 
 #include <array>
+#include <cstdlib>
 #include <atomic>
 #include <exception>
 #include <thread>
 #include <vector>
 
+#include "common/bases.hpp"
+#include "common/error.hpp"
 #include "common/format.hpp"
 #include "formats/count_file.hpp"
 #include "formats/kff.hpp"
 #include "seqio/queues.hpp"
 
-namespace kmerbloom::detail {
+namespace kmerbloom {
 namespace {
 
 constexpr std::array<bool, 256> acgt_table() {
@@ -24,17 +27,17 @@ constexpr std::array<bool, 256> kAcgt = acgt_table();
 // The checks and the filter, on the thread that reads the file.
 class CheckedReader {
  public:
-  CheckedReader(const std::string& path, const KmerStreamOptions& o)
-      : in_(open_count_file(path, {.fasta_form = true, .buffer_bytes = o.buffer_bytes, .kmer_order = true})),
-        min_(o.min_count), max_(o.max_count), letters_checked_(path != "-" && is_kff_file(path)) {}
+  CheckedReader(const std::string& path, const SortedCountsOptions& o)
+      : in_(open_count_file(path, {.fasta_form = o.fasta_form, .buffer_bytes = o.buffer_bytes, .kmer_order = true})),
+        o_(o), letters_checked_(path != "-" && is_kff_file(path)) {}
 
   bool next(std::string_view& kmer, uint64_t& count) {
     KmerCount r;
     while (in_->next(r)) {
-      check(r.kmer);
+      check(r);
       ++read_;
       last_.assign(r.kmer);
-      if (r.count < min_ || r.count > max_) continue;
+      if (r.count < o_.min_count || r.count > o_.max_count) continue;
       ++kept_;
       kmer = r.kmer;
       count = r.count;
@@ -43,6 +46,10 @@ class CheckedReader {
     return false;
   }
   const std::string& name() const { return in_->name(); }
+  [[noreturn]] void fail(const std::string& what) const {
+    in_->fail(what);
+    std::abort();  // not reached: fail throws
+  }
   unsigned k() const { return k_; }
   unsigned declared_k() const { return in_->declared_k(); }
   std::optional<bool> declared_canonical() const { return in_->declared_canonical(); }
@@ -51,35 +58,68 @@ class CheckedReader {
   uint64_t bytes_read() const { return in_->bytes_read(); }
 
  private:
-  void check(std::string_view kmer) {
+  void check(const KmerCount& r) {
+    const std::string_view kmer = r.kmer;
     if (read_ == 0) {
       if (kmer.empty()) in_->fail("empty k-mer");
       k_ = static_cast<unsigned>(kmer.size());
+      if (o_.expected_k && k_ != o_.expected_k)
+        in_->fail("k-mer of " + std::to_string(k_) + " bases, but -k is " + std::to_string(o_.expected_k));
+      if (k_ > o_.max_k)
+        in_->fail("k-mer of " + std::to_string(k_) + " bases: " + o_.who + " takes k from 1 to " + std::to_string(o_.max_k));
     } else if (kmer.size() != last_.size()) {
       in_->fail("k-mer of " + std::to_string(kmer.size()) + " bases, the first has " + std::to_string(last_.size()));
-    } else if (kmer <= last_) {
+    }
+    if (!letters_checked_) check_letters(kmer);
+    if (read_ > 0 && kmer <= last_)
       in_->fail(std::string(kmer == last_ ? "k-mer repeated (" : "k-mers out of order (") + printable(kmer) +
                 " after " + printable(last_) + "): inputs must be sorted and distinct, as count writes them");
+    if (o_.canonical && !canonical(kmer))
+      in_->fail("k-mer " + printable(kmer) +
+                " is not canonical (its reverse complement is smaller): count without --no-canonical");
+    if (r.count == 0) in_->fail("k-mer " + printable(kmer) + " has count 0: count files hold k-mers seen at least once");
+  }
+
+  // Letters A, C, G, T; a histogram row (digits) is the usual slip.
+  void check_letters(std::string_view kmer) const {
+    for (const char c : kmer) {
+      if (kAcgt[static_cast<unsigned char>(c)]) continue;
+      if (kmer.find_first_not_of("0123456789") == std::string_view::npos)
+        in_->fail(quoted(kmer) + " is a number, not a k-mer: this looks like a histogram (COUNT FREQUENCY)" +
+                  o_.histogram_hint);
+      in_->fail("k-mer " + printable(kmer) + " holds a letter other than A, C, G, T");
     }
-    if (letters_checked_) return;
-    for (const char c : kmer)
-      if (!kAcgt[static_cast<unsigned char>(c)])
-        in_->fail("k-mer " + printable(kmer) + " holds a letter other than A, C, G, T");
+  }
+
+  static std::string quoted(std::string_view text) {
+    std::string q(1, '\'');
+    q.append(printable(text)).push_back('\'');
+    return q;
+  }
+
+  // At most its reverse complement; letters already checked.
+  static bool canonical(std::string_view s) {
+    for (size_t i = 0, j = s.size(); i < s.size(); ++i) {
+      const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(s[--j])]];
+      if (s[i] != rc) return s[i] < rc;
+    }
+    return true;
   }
 
   std::unique_ptr<CountFileReader> in_;
-  uint64_t min_, max_;
+  SortedCountsOptions o_;
   bool letters_checked_;  // KFF: 2-bit codes are A, C, G, T by construction
   std::string last_;
   unsigned k_ = 0;
   uint64_t read_ = 0, kept_ = 0;
 };
 
-class DirectStream final : public KmerStream {
+class DirectStream final : public SortedCounts {
  public:
-  DirectStream(const std::string& path, const KmerStreamOptions& o) : r_(path, o) {}
+  DirectStream(const std::string& path, const SortedCountsOptions& o) : r_(path, o) {}
   bool next(std::string_view& kmer, uint64_t& count) override { return r_.next(kmer, count); }
   const std::string& name() const override { return r_.name(); }
+  [[noreturn]] void fail(const std::string& what) const override { r_.fail(what); }
   unsigned k() const override { return r_.k(); }
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
@@ -100,15 +140,12 @@ struct Batch {
   std::exception_ptr error;
 };
 
-class ThreadedStream final : public KmerStream {
+class ThreadedStream final : public SortedCounts {
  public:
-  static constexpr size_t kBatches = 4;            // in flight per input
-  static constexpr size_t kBatchBases = 1 << 20;   // bases a batch holds (about)
-
-  ThreadedStream(const std::string& path, const KmerStreamOptions& o)
+  ThreadedStream(const std::string& path, const SortedCountsOptions& o)
       : r_(path, o), declared_k_(r_.declared_k()) {  // before the parser reads on
     for (size_t i = 0; i < kBatches; ++i) empty_.push(std::make_unique<Batch>());
-    thread_ = start_thread([this] { parse(); }, 0, 1);
+    thread_ = detail::start_thread([this] { parse(); }, 0, 1);
   }
   ~ThreadedStream() override {
     empty_.abort();
@@ -127,6 +164,7 @@ class ThreadedStream final : public KmerStream {
     return true;
   }
   const std::string& name() const override { return r_.name(); }
+  [[noreturn]] void fail(const std::string& what) const override { throw InputError(r_.name() + ": " + what); }
   unsigned k() const override { return r_.k(); }
   uint64_t read() const override { return r_.read(); }
   uint64_t kept() const override { return r_.kept(); }
@@ -167,7 +205,7 @@ class ThreadedStream final : public KmerStream {
   CheckedReader r_;
   std::atomic<uint64_t> bytes_{0};  // r_'s bytes read, as of the last batch
   std::atomic<unsigned> declared_k_;  // r_'s declared k, as of the last batch
-  HandOff<Batch> empty_, full_;
+  detail::HandOff<Batch> empty_, full_;
   std::unique_ptr<Batch> cur_;
   size_t at_ = 0;
   std::thread thread_;
@@ -175,9 +213,9 @@ class ThreadedStream final : public KmerStream {
 
 }  // namespace
 
-std::unique_ptr<KmerStream> open_kmer_stream(const std::string& path, const KmerStreamOptions& options) {
+std::unique_ptr<SortedCounts> open_sorted_counts(const std::string& path, const SortedCountsOptions& options) {
   if (options.threaded) return std::make_unique<ThreadedStream>(path, options);
   return std::make_unique<DirectStream>(path, options);
 }
 
-}  // namespace kmerbloom::detail
+}  // namespace kmerbloom
