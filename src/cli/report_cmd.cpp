@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "report/count_summary.hpp"
 #include "report/report.hpp"
 #include "report/spectrum.hpp"
 #include "report/stats.hpp"
@@ -27,7 +28,7 @@ struct ReportArgs {
 // these statistics: the k-mers seen twice or more must agree (row 1 may be
 // estimated, so it is left out).
 void check_same_run(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const ReportArgs& a) {
-  const auto distinct = stats.find("kmers_distinct"), singletons = stats.find("kmers_singleton");
+  const auto distinct = stats.find(stats_key::kmers_distinct), singletons = stats.find(stats_key::kmers_singleton);
   if (distinct == stats.end() || singletons == stats.end() || !distinct->is_number_unsigned() ||
       !singletons->is_number_unsigned())
     return;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "report/count_summary.hpp"
 #include "report/report.hpp"
 
 namespace kmerbloom {
@@ -84,7 +85,7 @@ nlohmann::json multiqc_general_stats_section(const std::string& id, const std::s
 nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::json& stats) {
   const nlohmann::json spectrum = stats.value("spectrum", nlohmann::json::object());
   nlohmann::json row = nlohmann::json::object();
-  for (const char* key : {"reads", "kmers_distinct", "kmers_solid"})
+  for (const char* key : {stats_key::reads, stats_key::kmers_distinct, stats_key::kmers_solid})
     if (stats.contains(key)) row[key] = stats[key];
   if (spectrum.value("genome_size", nlohmann::json()).is_number()) {
     row["genome_size"] = spectrum["genome_size"];
@@ -96,9 +97,9 @@ nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::
     row["error_share"] = 100.0 * spectrum["error_kmers_distinct_share"].get<double>();
   return multiqc_general_stats_section(
       "kmerbloom", "kmerbloom", "k-mer counts and spectrum from kmerbloom count",
-      {{"reads", "Reads", "reads read", "{:,.0f}"},
-       {"kmers_distinct", "Distinct k-mers", "distinct k-mers (F0)", "{:,.0f}"},
-       {"kmers_solid", "Solid k-mers", "k-mers reported (seen at least --min-count times)", "{:,.0f}"},
+      {{stats_key::reads, "Reads", "reads read", "{:,.0f}"},
+       {stats_key::kmers_distinct, "Distinct k-mers", "distinct k-mers (F0)", "{:,.0f}"},
+       {stats_key::kmers_solid, "Solid k-mers", "k-mers reported (seen at least --min-count times)", "{:,.0f}"},
        {"genome_size", "Genome size", "genome size estimated from the k-mer spectrum, bases", "{:,.0f}"},
        {"peak_coverage", "k-mer coverage", "coverage at the main peak of the k-mer spectrum", "{:,.1f}"},
        {"error_share", "% error k-mers", "share of distinct k-mers below the error trough", "{:,.1f}"},

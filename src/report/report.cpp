@@ -7,6 +7,7 @@
 
 #include "common/format.hpp"
 #include "formats/output.hpp"
+#include "report/count_summary.hpp"
 
 namespace kmerbloom {
 std::string strf(const char* format, ...) {
@@ -330,34 +331,34 @@ void summary_section(Html& h, const json& st, const SpectrumAnalysis& a) {
       if (p.is_string()) v += (v.empty() ? "" : "<br>") + ("<code>" + html_escape(p.get<std::string>()) + "</code>");
     h.row("Inputs", v);
   }
-  if (has_num(st, "k"))
-    h.row("k-mer size", std::to_string(unum(st, "k")) +
-                            (field(st, "canonical") && st["canonical"] == false ? " (as read)" : " (canonical)"));
-  const std::string est = field(st, "kmers_singleton_estimated") && st["kmers_singleton_estimated"] == true
+  if (has_num(st, stats_key::k))
+    h.row("k-mer size", std::to_string(unum(st, stats_key::k)) +
+                            (field(st, stats_key::canonical) && st[stats_key::canonical] == false ? " (as read)" : " (canonical)"));
+  const std::string est = field(st, stats_key::kmers_singleton_estimated) && st[stats_key::kmers_singleton_estimated] == true
                               ? "<span class=\"tag\">estimated</span>"
                               : "";
   auto count_row = [&](const char* key, const char* label, const std::string& extra = "") {
     if (has_num(st, key)) h.row(label, format_count(unum(st, key)) + extra);
   };
-  count_row("reads", "Reads");
-  count_row("bases", "Bases",
-            unum(st, "bases_skipped") ? " (" + format_count(unum(st, "bases_skipped")) + " not ACGT, skipped)" : "");
-  count_row("kmers_total", "k-mers (occurrences)");
-  count_row("kmers_distinct", "Distinct k-mers", est);
+  count_row(stats_key::reads, "Reads");
+  count_row(stats_key::bases, "Bases",
+            unum(st, stats_key::bases_skipped) ? " (" + format_count(unum(st, stats_key::bases_skipped)) + " not ACGT, skipped)" : "");
+  count_row(stats_key::kmers_total, "k-mers (occurrences)");
+  count_row(stats_key::kmers_distinct, "Distinct k-mers", est);
   std::string range;
   if (const json* o = field(st, "options"); o && has_num(*o, "min_count"))
     range = " (count " + std::to_string(unum(*o, "min_count")) + " to " +
             (unum(*o, "max_count") >= 4294967295u ? std::string("any") : std::to_string(unum(*o, "max_count"))) + ")";
-  count_row("kmers_solid", "Solid k-mers reported", range);
-  count_row("kmers_singleton", "Singletons (seen once)", est);
-  count_row("max_count", "Largest count");
+  count_row(stats_key::kmers_solid, "Solid k-mers reported", range);
+  count_row(stats_key::kmers_singleton, "Singletons (seen once)", est);
+  count_row(stats_key::max_count, "Largest count");
   if (a.has_peak)
     h.row("Genome size", "<b>" + format_bases(a.genome_size) + "</b> " +
                              strf("(k-mer spectrum, peak coverage %.1fx%s)", a.peak_coverage,
                                   a.reliable ? "" : "; not reliable, see below"));
   if (const json* b = field(st, "bloom"); b && field(*b, "mode"))
     h.row("Counting mode", "Bloom-gated, " + html_escape(text(*b, "mode")));
-  else if (has_num(st, "kmers_total"))
+  else if (has_num(st, stats_key::kmers_total))
     h.row("Counting mode", "exact table, no Bloom filter");
   if (has_num(st, "wall_seconds"))
     h.row("Time", strf("%.1f s (CPU %.1f s, %llu threads)", num(st, "wall_seconds"), num(st, "cpu_seconds"),
@@ -378,7 +379,7 @@ void spectrum_section(Html& h, const json& st, const std::vector<uint64_t>& hist
     return;
   }
   PlotOptions po;
-  po.k = static_cast<unsigned>(unum(st, "k"));
+  po.k = static_cast<unsigned>(unum(st, stats_key::k));
   h.s += spectrum_svg(hist, a, po);
   h.s += "<table class=\"kv\" id=\"analysis\">\n";
   if (a.has_trough)
@@ -428,7 +429,7 @@ void spectrum_section(Html& h, const json& st, const std::vector<uint64_t>& hist
 void bloom_section(Html& h, const json& st) {
   const json* b = field(st, "bloom");
   if (!b) {
-    if (has_num(st, "kmers_total"))
+    if (has_num(st, stats_key::kmers_total))
       h.s +=
           "<section id=\"bloom\"><h2>Bloom filter</h2><p>No Bloom filter in this run (<code>--no-gate</code> or "
           "<code>--min-count 1</code>): every k-mer went into the exact table.</p></section>\n";

@@ -4,6 +4,7 @@
 
 #include "common/machine.hpp"
 #include "kmer/hash.hpp"
+#include "report/count_summary.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -152,21 +153,21 @@ json sketch_json(const ReadFilterResult& r) {
 json count_stats_json(const RunInfo& run, const CountOptions& o, const CountResult& r, const SpectrumAnalysis& spectrum,
                       const std::vector<std::string>& pass_names, const std::vector<std::string>& warnings) {
   json j = header(run);
-  j["k"] = o.k;
-  j["canonical"] = o.canonical;
+  put_count_summary(j, {.k = o.k,
+                        .canonical = o.canonical,
+                        .reads = r.input.reads,
+                        .bases = r.input.bases,
+                        .bases_skipped = r.input.bases_skipped,
+                        .kmers_total = r.input.kmers,
+                        .kmers_distinct = r.distinct,
+                        .kmers_solid = r.solid,
+                        .kmers_singleton = r.singletons,
+                        .kmers_singleton_estimated = false,
+                        .max_count = r.max_count});
   j["options"] = {{"min_count", o.min_count}, {"max_count", o.max_count}, {"histo_max", o.histo_max},
                   {"expected_kmers", o.expected_kmers}};
   j["threads"] = o.threads;
   j["partition"] = {{"index", o.partition}, {"count", o.partitions}};
-  j["reads"] = r.input.reads;
-  j["bases"] = r.input.bases;
-  j["bases_skipped"] = r.input.bases_skipped;
-  j["kmers_total"] = r.input.kmers;
-  j["kmers_distinct"] = r.distinct;
-  j["kmers_solid"] = r.solid;
-  j["kmers_singleton"] = r.singletons;
-  j["kmers_singleton_estimated"] = false;
-  j["max_count"] = r.max_count;
   j["histogram"] = count_histogram_json(o, r);
   j["spectrum"] = spectrum_json(spectrum);
   j["sizing"] = sizing_json(o, r.sizing);

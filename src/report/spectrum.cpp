@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "formats/histogram_file.hpp"
+#include "report/count_summary.hpp"
 
 namespace kmerbloom {
 namespace {
@@ -335,7 +336,7 @@ std::vector<uint64_t> histogram_from_rows(const nlohmann::json& rows) {
 SpectrumOptions spectrum_options_from_stats(const nlohmann::json& stats, const std::vector<uint64_t>& histogram) {
   SpectrumOptions o;
   if (!stats.is_object()) return o;
-  if (auto it = stats.find("kmers_total"); it != stats.end() && is_count(*it)) o.total_kmers = it->get<uint64_t>();
+  if (auto it = stats.find(stats_key::kmers_total); it != stats.end() && is_count(*it)) o.total_kmers = it->get<uint64_t>();
   if (auto it = stats.find("histogram"); it != stats.end() && it->is_object()) {
     if (auto ov = it->find("overflow_row"); ov != it->end() && is_count(*ov))
       o.last_row_overflow = !histogram.empty() && ov->get<uint64_t>() == histogram.size() - 1;

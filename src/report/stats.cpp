@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "report/count_summary.hpp"
 #include "report/spectrum.hpp"
 
 namespace kmerbloom {
@@ -61,9 +62,15 @@ void check_count_stats(const json& stats, const std::string& name) {
     throw InputError(no + "written by " + t->dump() + want);
   if (const auto c = stats.find("command"); c != stats.end() && *c != "count" && *c != "merge-counts")
     throw InputError(no + "statistics of " + (c->is_string() ? c->get<std::string>() : c->dump()) + want);
-  bool any = false;
-  for (const char* key : {"reads", "kmers_total", "kmers_distinct", "histogram"}) any = any || stats.contains(key);
-  if (!any) throw InputError(no + "none of reads, kmers_total, kmers_distinct, histogram" + want);
+  if (is_count_statistics(stats)) {  // kmerbloom's own: the whole summary, typed
+    get_count_summary(stats, name);
+    return;
+  }
+  bool any = false;  // hand-made or a workflow's: a report shows what there is
+  for (const char* key : {stats_key::reads, stats_key::kmers_total, stats_key::kmers_distinct, "histogram"})
+    any = any || stats.contains(key);
+  if (!any)
+    throw InputError(no + "none of reads, kmers_total, kmers_distinct, histogram" + want);
 }
 
 json gather_count_stats(const std::vector<json>& parts, const std::vector<std::string>& names) {
@@ -73,17 +80,22 @@ json gather_count_stats(const std::vector<json>& parts, const std::vector<std::s
   std::vector<bool> seen(n, false);
   std::vector<uint64_t> hist;
   json g = {{"tool", "kmerbloom"}, {"command", "merge-counts"}};
-  for (const char* key : {"version", "inputs", "k", "canonical", "options", "reads", "bases", "bases_skipped"})
+  for (const char* key : {"version", "inputs", "options"})
     if (first.contains(key)) g[key] = first[key];
-  uint64_t total = 0, distinct = 0, solid = 0, singletons = 0, max_count = 0, above = 0;
-  bool estimated = false;
+  CountSummary whole;  // k and the reads of the first (every partition reads them all); k-mers summed
+  uint64_t above = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const json& p = parts[i];
     const std::string& name = names.at(i);
     check_count_stats(p, name);
-    if (p.value("k", json()) != first.value("k", json()))
-      throw InputError(name + ": k " + p.value("k", json()).dump() + ", " + names[0] + " has " +
-                       first.value("k", json()).dump() + ": statistics of one count are gathered");
+    const CountSummary s = get_count_summary(p, name);
+    if (i == 0) {
+      whole = s;
+      whole.kmers_total = whole.kmers_distinct = whole.kmers_solid = whole.kmers_singleton = whole.max_count = 0;
+    } else if (s.k != whole.k) {
+      throw InputError(name + ": k " + std::to_string(s.k) + ", " + names[0] + " has " + std::to_string(whole.k) +
+                       ": statistics of one count are gathered");
+    }
     const json part = p.value("partition", json::object());
     const uint64_t index = count_of(part, "index"), count = std::max<uint64_t>(1, count_of(part, "count"));
     if (count != n || index >= n || seen[index])
@@ -91,23 +103,19 @@ json gather_count_stats(const std::vector<json>& parts, const std::vector<std::s
                        std::to_string(n) + " statistics were given" +
                        (count == n && index < n ? " and that partition twice" : "") + ": give one per partition");
     seen[index] = true;
-    total += count_of(p, "kmers_total");
-    distinct += count_of(p, "kmers_distinct");
-    solid += count_of(p, "kmers_solid");
-    singletons += count_of(p, "kmers_singleton");
-    max_count = std::max(max_count, count_of(p, "max_count"));
-    estimated = estimated || p.value("kmers_singleton_estimated", false);
+    whole.kmers_total += s.kmers_total;
+    whole.kmers_distinct += s.kmers_distinct;
+    whole.kmers_solid += s.kmers_solid;
+    whole.kmers_singleton += s.kmers_singleton;
+    whole.max_count = std::max(whole.max_count, s.max_count);
+    whole.kmers_singleton_estimated = whole.kmers_singleton_estimated || s.kmers_singleton_estimated;
     const std::vector<uint64_t> h = embedded_histogram(p, name);
     if (h.size() > hist.size()) hist.resize(h.size(), 0);
     for (size_t c = 1; c < h.size(); ++c) hist[c] += h[c];
     above += count_of(p.value("histogram", json::object()), "kmers_above_max_row");
   }
-  g["kmers_total"] = total;
-  g["kmers_distinct"] = distinct;
-  g["kmers_solid"] = solid;
-  g["kmers_singleton"] = singletons;
-  g["kmers_singleton_estimated"] = estimated;
-  g["max_count"] = max_count;
+  put_count_summary(g, whole);
+  const bool estimated = whole.kmers_singleton_estimated;
   if (!hist.empty()) {
     json h = first.value("histogram", json::object());
     h["kmers_above_max_row"] = above;
