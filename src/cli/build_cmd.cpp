@@ -6,7 +6,7 @@
 #include "commands.hpp"
 #include "common/format.hpp"
 #include "cli/progress.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "seqio/paths.hpp"
 #include "kbf/kbf.hpp"
 

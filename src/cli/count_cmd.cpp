@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "count/counter.hpp"
 #include "count/bins.hpp"
 #include "formats/count_writer.hpp"

@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "formats/output.hpp"
 #include "cli/progress.hpp"
 #include "normalize/read_filter.hpp"

@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "cli/progress.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "seqio/paths.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"

@@ -7,7 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "common/format.hpp"
 #include "formats/output.hpp"
 #include "kbf/kbf.hpp"

@@ -13,7 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "hints.hpp"
 #include "common/error.hpp"
 #include "common/machine.hpp"

@@ -4,7 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "common/format.hpp"
 #include "kbf/kbf.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "cli/progress.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "seqio/paths.hpp"
 #include "formats/count_writer.hpp"
 #include "formats/histogram_file.hpp"

@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "cli/progress.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "formats/output.hpp"
 #include "seqio/paths.hpp"
 #include "profile/assembly_qv.hpp"

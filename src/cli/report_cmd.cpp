@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "subcommand.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "report/count_summary.hpp"

@@ -1,4 +1,4 @@
-#include "common.hpp"
+#include "subcommand.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -1,4 +1,5 @@
-// Helpers shared by the subcommands: run accounting, logging set-up, exit codes.
+// Helpers every subcommand shares: run accounting, logging set-up, exit codes, the options
+// several subcommands take.
 #pragma once
 
 #include <chrono>
