@@ -44,7 +44,7 @@ std::vector<std::string> qv_warnings(const QvArgs& a, const QvResult& r) {
 nlohmann::json multiqc_qv(const std::string& sample, const nlohmann::json& figures) {
   nlohmann::json row = nlohmann::json::object();
   for (const char* key : {"qv", "error_rate", "completeness_percent"})
-    if (figures[key].is_number()) row[key] = figures[key];
+    if (figures.at(key).is_number()) row[key] = figures.at(key);  // at(): a renamed key throws
   return multiqc_general_stats_section(
       "kmerbloom_qv", "kmerbloom qv", "assembly QV and k-mer completeness from kmerbloom qv",
       {{"qv", "QV", "consensus quality from read k-mers (Merqury's QV)", "{:,.1f}"},

@@ -46,13 +46,14 @@ json hetmer_stats_json(const RunInfo& run, const HetmerRunFacts& facts, const He
 }
 
 json hetmer_multiqc_json(const std::string& sample, const json& stats) {
-  const json& peak = stats["smudge_peak"];
-  json row = {{"unique_pairs", stats["unique_pairs"]}, {"lower", stats["lower"]}, {"upper", stats["upper"]}};
-  if (peak.value("found", false)) {
-    row["minor_share"] = peak["minor_share"];
-    row["coverage_sum"] = peak["coverage_sum"];
+  // Read back with at(): a key renamed in hetmer_stats_json throws here, in the run and in the tests.
+  const json& peak = stats.at("smudge_peak");
+  json row = {{"unique_pairs", stats.at("unique_pairs")}, {"lower", stats.at("lower")}, {"upper", stats.at("upper")}};
+  if (peak.at("found").get<bool>()) {
+    row["minor_share"] = peak.at("minor_share");
+    row["coverage_sum"] = peak.at("coverage_sum");
   }
-  if (peak["ploidy"].is_number()) row["ploidy"] = peak["ploidy"];
+  if (peak.at("ploidy").is_number()) row["ploidy"] = peak.at("ploidy");
   return multiqc_general_stats_section(
       "kmerbloom_hetmers", "kmerbloom hetmers", "het-mer pairs (smudgeplot's input) from kmerbloom hetmers",
       {{"unique_pairs", "Het-mer pairs", "unique k-mer pairs at one base", "{:,.0f}"},

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "profile/hetmers_stats.hpp"
+#include "profile/set_stats.hpp"
 #include "report/count_summary.hpp"
 #include "report/run_stats.hpp"
 #include "report/spectrum.hpp"
@@ -117,6 +119,32 @@ TEST(CountSummary, AMissingOrRetypedKeyFailsLoudlyInEveryReader) {
   }
   json hand_made = {{"reads", 5}};  // no tool, no command: a report of what it holds
   EXPECT_EQ(error_of([&] { check_count_stats(hand_made, "h.json"); }), "");
+}
+
+// The MultiQC rows of sets and hetmers read back their own statistics: a key
+// renamed in the writer throws rather than leaving the column out.
+TEST(CountSummary, TheMultiqcRowsOfSetsAndHetmersNeedTheirKeys) {
+  SetOpResult sr;
+  sr.k = 21;
+  sr.inputs = {{"a.tsv", 10, 10}};
+  sr.kmers_out = 4;
+  const json sets = set_stats_json({}, {}, sr, "o.tsv", 0);
+  EXPECT_EQ(set_multiqc_general_stats("s", sets)["data"]["s"]["kmers_out"], 4);
+  for (const char* key : {"kmers_in", "kmers_out", "operation"}) {
+    json renamed = sets;
+    renamed.erase(key);
+    EXPECT_THROW(set_multiqc_general_stats("s", renamed), json::out_of_range) << key;
+  }
+  SmudgePeak peak;
+  peak.found = true;
+  peak.ploidy = 2;
+  const json het = hetmer_stats_json({}, {}, {}, {}, peak);
+  EXPECT_EQ(hetmer_multiqc_json("s", het)["data"]["s"]["ploidy"], 2);
+  for (const char* key : {"unique_pairs", "lower", "upper", "smudge_peak"}) {
+    json renamed = het;
+    renamed.erase(key);
+    EXPECT_THROW(hetmer_multiqc_json("s", renamed), json::out_of_range) << key;
+  }
 }
 
 }  // namespace
