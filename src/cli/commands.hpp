@@ -23,5 +23,7 @@ Action setup_report(CLI::App& sub);
 Action setup_sets(CLI::App& sub);
 Action setup_qv(CLI::App& sub);
 Action setup_hetmers(CLI::App& sub);
+Action setup_index(CLI::App& sub);
+Action setup_lookup(CLI::App& sub);
 
 }  // namespace kmerbloom::cli

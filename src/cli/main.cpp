@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
   bind("qv", "Assembly consensus quality (QV) and k-mer completeness against the reads' k-mer counts, as Merqury",
        cli::setup_qv);
   bind("hetmers", "Het-mer pairs of a count file, binned for smudgeplot (ploidy)", cli::setup_hetmers);
+  bind("index", "Index a sorted count file for random look-ups (COUNTS.kbi)", cli::setup_index);
+  bind("lookup", "Counts of given k-mers, or of each sequence's k-mers, from an indexed count file",
+       cli::setup_lookup);
 
   try {
     app.parse(argc, argv);

@@ -48,6 +48,7 @@ class TextCountReader final : public CountFileReader {
   [[noreturn]] void fail(const std::string& what) const override { in_.fail(what); }
   const std::string& name() const override { return in_.name(); }
   uint64_t bytes_read() const override { return in_.raw_bytes_read(); }
+  std::optional<Place> place() const override { return Place{.offset = in_.line_offset()}; }
 
  private:
   LineReader in_;
@@ -74,6 +75,11 @@ class KffCountReader final : public CountFileReader {
   unsigned declared_k() const override { return sorted_ ? sorted_->declared_k() : file_->k(); }
   std::optional<bool> declared_canonical() const override {
     return sorted_ ? sorted_->canonical() : file_->header().canonical;
+  }
+  std::optional<Place> place() const override {
+    if (sorted_) return std::nullopt;
+    const KffReader::Place p = file_->place();
+    return Place{p.block_at, p.section_at, p.record_bytes, p.data_size};
   }
 
  private:

@@ -46,6 +46,16 @@ class CountFileReader {
   // (KFF: the k of its 'v' sections, 0 while unknown, and the header's
   // canonical flag); a text file says nothing (0, nullopt).
   virtual unsigned declared_k() const { return 0; }
+  // Where the record next() returned last lies in the (decompressed) input,
+  // for an index (lookup/count_index.hpp): a text line's offset; in KFF read
+  // in file order, its block's and section's offsets and the bytes of a
+  // block where all have one size (else 0). Not known (nullopt) for KFF
+  // read in k-mer order, whose sections are merged.
+  struct Place {
+    uint64_t offset = 0, section = 0;
+    unsigned record_bytes = 0, data_size = 0;
+  };
+  virtual std::optional<Place> place() const { return std::nullopt; }
   virtual std::optional<bool> declared_canonical() const { return std::nullopt; }
 };
 

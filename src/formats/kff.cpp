@@ -180,7 +180,7 @@ struct KffReader::Impl {
   unsigned k = 0, data_size = 0, count_bytes = 0, index_bytes = 0;
   uint64_t max = 0, m = 0;
   std::string minimizer, block;
-  uint64_t block_kmers = 0, block_pos = 0;
+  uint64_t block_kmers = 0, block_pos = 0, block_at = 0;
   // Every section's start, and what the index sections say, checked at the end.
   std::vector<std::pair<uint64_t, char>> starts, indexed;
 
@@ -290,7 +290,7 @@ void KffReader::Impl::begin_data() {
 }
 
 void KffReader::Impl::read_block() {
-  const uint64_t at = in.offset();
+  const uint64_t at = block_at = in.offset();
   const uint64_t n = count_bytes ? number(count_bytes, "a block") : 1;
   if (n < 1 || n > max) fail("block of " + std::to_string(n) + " k-mers (1 to max = " + std::to_string(max) + ")", at);
   if (n > kKffMaxBlockBases - (k - 1))
@@ -393,6 +393,11 @@ KffReader::~KffReader() = default;
 const KffHeader& KffReader::header() const { return impl_->header; }
 bool KffReader::next(std::string_view& kmer, uint64_t& count) { return impl_->next(kmer, count); }
 unsigned KffReader::k() const { return impl_->k; }
+KffReader::Place KffReader::place() const {
+  const Impl& i = *impl_;
+  const bool fixed = i.type == 'r' && i.count_bytes == 0;
+  return {i.block_at, i.section_at, fixed ? static_cast<unsigned>(packed_bytes(i.k)) + i.data_size : 0, i.data_size};
+}
 uint64_t KffReader::bytes_read() const { return impl_->in.offset(); }
 
 void KffReader::fail(const std::string& what) const { impl_->fail(what); }

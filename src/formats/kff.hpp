@@ -147,6 +147,15 @@ class KffReader {
   bool next(std::string_view& kmer, uint64_t& count);
   // k of the section being read (0 before the first data section).
   unsigned k() const;
+  // Where the k-mer next() returned last lies: the file offset of its block
+  // and of its section, and, in a raw section of one k-mer a block, the bytes
+  // of every block (packed k-mer, then data_size bytes of count; 0 in other
+  // sections, whose blocks differ in size).
+  struct Place {
+    uint64_t block_at = 0, section_at = 0;
+    unsigned record_bytes = 0, data_size = 0;
+  };
+  Place place() const;
   // Bytes of the file read so far, for progress.
   uint64_t bytes_read() const;
   // Throws InputError "PATH: byte N (section ...): what".

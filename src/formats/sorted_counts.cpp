@@ -28,7 +28,7 @@ constexpr std::array<bool, 256> kAcgt = acgt_table();
 class CheckedReader {
  public:
   CheckedReader(const std::string& path, const SortedCountsOptions& o)
-      : in_(open_count_file(path, {.fasta_form = o.fasta_form, .buffer_bytes = o.buffer_bytes, .kmer_order = true})),
+      : in_(open_count_file(path, {.fasta_form = o.fasta_form, .buffer_bytes = o.buffer_bytes, .kmer_order = !o.kff_file_order})),
         o_(o), letters_checked_(path != "-" && is_kff_file(path)) {}
 
   bool next(std::string_view& kmer, uint64_t& count) {
@@ -56,6 +56,7 @@ class CheckedReader {
   uint64_t read() const { return read_; }
   uint64_t kept() const { return kept_; }
   uint64_t bytes_read() const { return in_->bytes_read(); }
+  std::optional<CountFileReader::Place> place() const { return in_->place(); }
 
  private:
   void check(const KmerCount& r) {
@@ -126,6 +127,7 @@ class DirectStream final : public SortedCounts {
   uint64_t bytes_read() const override { return r_.bytes_read(); }
   unsigned declared_k() const override { return r_.declared_k(); }
   std::optional<bool> declared_canonical() const override { return r_.declared_canonical(); }
+  std::optional<CountFileReader::Place> place() const override { return r_.place(); }
 
  private:
   CheckedReader r_;
@@ -173,6 +175,7 @@ class ThreadedStream final : public SortedCounts {
   unsigned declared_k() const override { return declared_k_.load(std::memory_order_relaxed); }
   // The header's, read when the file was opened and never written after.
   std::optional<bool> declared_canonical() const override { return r_.declared_canonical(); }
+  std::optional<CountFileReader::Place> place() const override { return std::nullopt; }  // the parser is ahead
 
  private:
   void parse() {

@@ -27,6 +27,8 @@
 #include <string>
 #include <string_view>
 
+#include "formats/count_file.hpp"
+
 namespace kmerbloom {
 
 struct SortedCountsOptions {
@@ -39,6 +41,9 @@ struct SortedCountsOptions {
   bool fasta_form = true;                          // count's FASTA form accepted
   size_t buffer_bytes = size_t{1} << 20;           // the file's read buffer
   bool threaded = false;                           // parse ahead on a thread of the reader's own
+  // KFF: sections in file order, which must then be in order with one
+  // another (kmerbloom's own files are), rather than merged.
+  bool kff_file_order = false;
 };
 
 class SortedCounts {
@@ -70,6 +75,9 @@ class SortedCounts {
   // next() has returned a k-mer or false; 0 while unknown.
   virtual unsigned declared_k() const = 0;
   virtual std::optional<bool> declared_canonical() const = 0;
+  // Where the k-mer next() returned last lies (CountFileReader::place);
+  // nullopt when threaded or not known.
+  virtual std::optional<CountFileReader::Place> place() const = 0;
 };
 
 // Throws InputError when the file cannot be opened.

@@ -26,6 +26,7 @@ bool LineReader::next(std::string_view& line) {
     if (nl || (eof_ && begin_ < end_)) {
       const size_t stop = nl ? static_cast<size_t>(nl - buf_.data()) : end_;
       line = std::string_view(buf_.data() + begin_, stop - begin_);
+      line_at_ = base_ + begin_;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       begin_ = std::min(stop + 1, end_);
       ++line_;
@@ -33,6 +34,7 @@ bool LineReader::next(std::string_view& line) {
     }
     if (eof_) return false;
     std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    base_ += begin_;
     end_ -= begin_;
     begin_ = 0;
     if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // a very long line

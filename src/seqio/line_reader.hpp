@@ -36,6 +36,10 @@ class LineReader {
 
   // 1-based number of the line next() returned last (0 before the first).
   uint64_t line_number() const { return line_; }
+  // Byte offset in the (decompressed) input of the line next() returned
+  // last, and of the byte after its '\n' (where the next line starts).
+  uint64_t line_offset() const { return line_at_; }
+  uint64_t next_offset() const { return base_ + begin_; }
   // The file's name in messages ("<stdin>" for "-").
   const std::string& name() const { return name_; }
   // Bytes taken from the file so far (compressed where it is), for progress.
@@ -48,6 +52,8 @@ class LineReader {
   std::unique_ptr<detail::ByteSource> src_;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
+  uint64_t base_ = 0;     // input offset of buf_[0]
+  uint64_t line_at_ = 0;  // input offset of the line returned last
   uint64_t line_ = 0;
   bool eof_ = false;
 };

@@ -23,6 +23,7 @@ awk 'NR % 4 == 2 && n++ < 60 { printf ">c%d\n%s\n", n, $0 }' "$T/reads.fq" > "$T
 head -400 "$T/reads.fq" > "$T/few.fq"
 "$KB" bin "$T/few.fq" -k 21 -t 1 -q --bins 4 -o "$T/few.bin"
 "$KB" count "$T/few.fq" -k 21 -t 1 -q --stats "$T/few.json" --histo "$T/few.histo" --no-multiqc -o /dev/null
+"$KB" index "$T/all.tsv" -q
 
 # Each case sets CMD to a command writing every output it can into the
 # folder $1; the files each one leaves are read off a run into an empty
@@ -52,11 +53,13 @@ case_hetmers() {
   CMD=("$KB" hetmers "$T/counts.tsv" -t 2 -q -o "$1/h" --pairs --stats "$1/h.json" --plot "$1/h.svg" \
     --report "$1/h.html")
 }
+case_index() { CMD=("$KB" index "$T/counts.kff" -q -o "$1/c.kbi"); }
+case_lookup() { CMD=("$KB" lookup "$T/all.tsv" --kmers "$T/counts.tsv" -q -o "$1/l.tsv"); }
 run_case() {
   "case_$1" "$2"
   "${CMD[@]}"
 }
-CASES="count count_kff estimate filter build query merge info merge_counts bin report sets qv hetmers"
+CASES="count count_kff estimate filter build query merge info merge_counts bin report sets qv hetmers index lookup"
 
 printf 'an earlier result\n' > "$T/earlier"
 # plant DIR FILE...: each file holds the earlier result; nothing else there.
@@ -207,5 +210,9 @@ else
   rc=0
   (ulimit -v 1500000; exec "$KB" sets union "$T/counts.tsv" "$T/all.tsv" -t 1000 -q -o "$T/u.tsv") 2> "$T/thr.err" || rc=$?
   check "sets -t 1000 on two inputs under ulimit -v: runs (exit $rc: $(head -c 300 "$T/thr.err"))" test "$rc" -eq 0 -a -s "$T/u.tsv"
+  # lookup starts a thread for every 4,096 k-mers of a batch at most.
+  rc=0
+  (ulimit -v 1500000; exec "$KB" lookup "$T/all.tsv" --kmers "$T/counts.tsv" -t 1000 -q -o "$T/l.tsv") 2> "$T/thr.err" || rc=$?
+  check "lookup -t 1000 on a few k-mers under ulimit -v: runs (exit $rc: $(head -c 300 "$T/thr.err"))" test "$rc" -eq 0 -a -s "$T/l.tsv"
 fi
 finish

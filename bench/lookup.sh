@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# lookup.sh: random look-ups in a counted set, kmerbloom lookup beside
+# jellyfish query, each under /usr/bin/time -v, rounds interleaved, and a
+# check that both give the same count for every k-mer.
+#
+# The set: every 31-mer of ecoli_100x (count -c 1; jellyfish count -C), as
+# KFF and as TSV, each indexed (kmerbloom index). The questions: QUERIES
+# k-mers (default 1,000,000), half drawn from the set, half random (almost all
+# absent), shuffled; and every k-mer of the first READS reads of ecoli_30x
+# (default 10,000). Also timed: opening (one k-mer) and the index's making.
+#
+# Data: ../shared/bench/make-data.sh writes it (DATA, default
+# /tmp/kmerbloom-bench/data). Env: KB (default build/kmerbloom), DATA, OUT
+# (default /tmp/kmerbloom-bench/lookup), ROUNDS=3, THREADS=2 (counting),
+# REUSE=1 (keep the counts, indexes and Jellyfish database of a run before).
+# Needs Debian packages: jellyfish time.
+set -euo pipefail
+export LC_ALL=C
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KB=${KB:-$HERE/../build/kmerbloom}
+DATA=${DATA:-/tmp/kmerbloom-bench/data}
+OUT=${OUT:-/tmp/kmerbloom-bench/lookup}
+ROUNDS=${ROUNDS:-3} THREADS=${THREADS:-2} QUERIES=${QUERIES:-1000000} READS=${READS:-10000}
+log() { echo "[lookup.sh] $*" >&2; }
+. "$HERE/measure.sh"
+R1=$DATA/ecoli_100x_R1.fq.gz R2=$DATA/ecoli_100x_R2.fq.gz
+for f in "$R1" "$R2" "$DATA/ecoli_30x.fq.gz"; do [ -s "$f" ] || { echo "missing $f: run ../shared/bench/make-data.sh" >&2; exit 1; }; done
+for t in jellyfish /usr/bin/time "$KB"; do command -v "$t" > /dev/null || { echo "missing $t" >&2; exit 1; }; done
+mkdir -p "$OUT"
+: > "$OUT/times.tsv"
+
+[ -s "$OUT/jf.db" ] && [ -s "$OUT/all.kff.kbi" ] && [ -s "$OUT/all.tsv.kbi" ] && [ -n "${REUSE:-}" ] || {
+measure count_kff "$KB" count "$R1" "$R2" -k 31 -c 1 -t "$THREADS" -q -o "$OUT/all.kff"
+measure count_tsv "$KB" count "$R1" "$R2" -k 31 -c 1 -t "$THREADS" -q -o "$OUT/all.tsv"
+measure index_kff "$KB" index "$OUT/all.kff" -q
+measure index_tsv "$KB" index "$OUT/all.tsv" -q
+measure jellyfish_count bash -c "jellyfish count -m 31 -C -s 200M -t $THREADS -o '$OUT/jf.db' <(zcat '$R1') <(zcat '$R2')"
+}
+
+# Half drawn from the set (shuf, a fixed random source), half random.
+shuf -n $((QUERIES / 2)) --random-source=<(yes 31) "$OUT/all.tsv" | cut -f1 > "$OUT/present.txt"
+python3 - "$OUT/present.txt" "$QUERIES" > "$OUT/queries.txt" << 'PY'
+import random, sys
+rng = random.Random(31)
+present = open(sys.argv[1]).read().split()
+q = present + ["".join(rng.choice("ACGT") for _ in range(31)) for _ in range(int(sys.argv[2]) - len(present))]
+rng.shuffle(q)
+print("\n".join(q))
+PY
+awk '{ print ">q" NR; print }' "$OUT/queries.txt" > "$OUT/queries.fa"
+(zcat "$DATA/ecoli_30x.fq.gz" || true) | head -n $((4 * READS)) | awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2' > "$OUT/reads.fa"
+one=$(head -1 "$OUT/queries.txt")
+
+for r in $(seq "$ROUNDS"); do
+  measure "kb_open_kff_$r" "$KB" lookup "$OUT/all.kff" "$one"
+  measure "jf_open_$r" jellyfish query "$OUT/jf.db" "$one"
+  measure "kb_random_kff_$r" "$KB" lookup "$OUT/all.kff" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_kff.out"
+  measure "kb_random_tsv_$r" "$KB" lookup "$OUT/all.tsv" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_tsv.out"
+  measure "jf_random_$r" jellyfish query "$OUT/jf.db" -s "$OUT/queries.fa" -o "$OUT/jf_random.out"
+  measure "kb_reads_kff_$r" "$KB" lookup "$OUT/all.kff" --reads "$OUT/reads.fa" --counts -o "$OUT/kb_reads.out"
+  measure "jf_reads_$r" jellyfish query "$OUT/jf.db" -s "$OUT/reads.fa" -o "$OUT/jf_reads.out"
+done
+
+status=0
+cut -d' ' -f2 "$OUT/jf_random.out" > "$OUT/jf_random.counts"
+for f in kb_random_kff kb_random_tsv; do
+  if cut -f2 "$OUT/$f.out" | cmp -s - "$OUT/jf_random.counts"; then echo "equal: $f = jellyfish query, $QUERIES k-mers"
+  else echo "DIFFERENT: $f vs jellyfish query"; status=1; fi
+done
+if tail -n +2 "$OUT/kb_reads.out" | cut -f5 | tr ',' '\n' | cmp -s - <(cut -d' ' -f2 "$OUT/jf_reads.out"); then
+  echo "equal: lookup --reads --counts = jellyfish query -s, every k-mer of $READS reads"
+else echo "DIFFERENT: lookup --reads vs jellyfish query -s"; status=1; fi
+echo "files: $(stat -c %s "$OUT/all.kff") B KFF + $(stat -c %s "$OUT/all.kff.kbi") B index;" \
+  "$(stat -c %s "$OUT/all.tsv") B TSV + $(stat -c %s "$OUT/all.tsv.kbi") B index; jellyfish $(stat -c %s "$OUT/jf.db") B"
+printf 'run\twall_s\tcpu_s\tpeak_MB\n'
+cat "$OUT/times.tsv"
+# Medians over the rounds.
+python3 - "$OUT/times.tsv" << 'PY'
+import collections, statistics, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    name, wall, cpu, peak = line.split("\t")
+    runs[name.rstrip("0123456789").rstrip("_")].append((float(wall), int(peak)))
+for name, r in sorted(runs.items()):
+    print(f"median\t{name}\t{statistics.median(w for w, _ in r):.2f} s\t{max(p for _, p in r)} MB")
+PY
+exit $status

@@ -1,0 +1,454 @@
+#include "lookup/count_index.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <stdexcept>
+
+#include "common/bases.hpp"
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "formats/kff.hpp"
+#include "formats/kff_format.hpp"
+#include "formats/output.hpp"
+#include "formats/sorted_counts.hpp"
+#include "kmer/kmer.hpp"
+#include "seqio/queues.hpp"
+
+namespace kmerbloom {
+namespace {
+
+constexpr char kMagic[8] = {'K', 'B', 'I', 'N', 'D', 'E', 'X', '1'};
+constexpr size_t kHeaderBytes = 56;
+constexpr uint64_t kEnds = 64 << 10;  // the bytes at each end of the counts a checksum covers
+enum : uint8_t { kTsv = 1, kKff = 2 };
+
+unsigned words_for(unsigned k) { return std::max(1u, (k + 31) / 32); }
+
+// 2 bits a base from the top of word 0: word order is text order.
+void pack_text(std::string_view kmer, uint64_t* key, unsigned words) {
+  std::fill(key, key + words, 0);
+  for (size_t i = 0; i < kmer.size(); ++i)
+    key[i / 32] |= uint64_t{kBaseCode[static_cast<uint8_t>(kmer[i])]} << (62 - 2 * (i % 32));
+}
+
+bool before_or_equal(const uint64_t* a, const uint64_t* b, unsigned words) {
+  for (unsigned i = 0; i < words; ++i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return true;
+}
+
+// The canonical form in text: the smaller of kmer and its reverse complement.
+bool is_canonical(std::string_view kmer) {
+  for (size_t i = 0, j = kmer.size(); i < kmer.size(); ++i) {
+    const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(kmer[--j])]];
+    if (kmer[i] != rc) return kmer[i] < rc;
+  }
+  return true;
+}
+
+struct FileFacts {
+  uint64_t bytes = 0;
+  uint32_t head_crc = 0, tail_crc = 0;
+};
+
+uint32_t crc_of(const void* data, size_t n, uint32_t crc = 0) {
+  return static_cast<uint32_t>(crc32_z(crc, static_cast<const Bytef*>(data), n));
+}
+
+// Size and the checksums of the first and last 64 KiB of an open file.
+FileFacts facts_of(int fd, const std::string& name) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) throw InputError(name + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw InputError(name + ": not a regular file: an index needs a file it can seek in");
+  FileFacts f;
+  f.bytes = static_cast<uint64_t>(st.st_size);
+  std::vector<char> buf(static_cast<size_t>(std::min(kEnds, f.bytes)));
+  const auto read_at = [&](uint64_t at) {
+    size_t got = 0;
+    while (got < buf.size()) {
+      const ssize_t n = pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(at + got));
+      if (n <= 0) throw InputError(name + ": cannot read: " + (n < 0 ? std::strerror(errno) : "file ends early"));
+      got += static_cast<size_t>(n);
+    }
+    return crc_of(buf.data(), buf.size());
+  };
+  f.head_crc = read_at(0);
+  f.tail_crc = read_at(f.bytes - buf.size());
+  return f;
+}
+
+struct Fd {
+  int fd;
+  Fd(const std::string& path, const std::string& name) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd < 0) throw InputError(name + ": cannot open: " + std::strerror(errno));
+  }
+  ~Fd() { ::close(fd); }
+};
+
+template <class T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T get(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// What to run for a KFF file the index cannot take.
+std::string rewrite(const std::string& counts) {
+  return "rewrite it with kmerbloom sets union " + counts + " -o NEW.kff, then index NEW.kff";
+}
+
+}  // namespace
+
+std::string default_index_path(const std::string& counts) { return counts + ".kbi"; }
+
+CountIndexSummary build_count_index(const std::string& counts, const std::string& index_path,
+                                    const CountIndexOptions& o) {
+  const std::string name = display_name(counts);
+  if (counts == "-") throw InputError("an index needs a count file, not stdin");
+  FileFacts facts;
+  char magic[3] = {0, 0, 0};
+  {
+    Fd f(counts, name);
+    facts = facts_of(f.fd, name);
+    if (pread(f.fd, magic, 3, 0) < 0) throw InputError(name + ": cannot read: " + std::strerror(errno));
+  }
+  if (static_cast<uint8_t>(magic[0]) == 0x1f && static_cast<uint8_t>(magic[1]) == 0x8b)
+    throw InputError(name + ": gzip-compressed: an index needs the plain file (gunzip it, or count into KFF)");
+  CountIndexSummary s;
+  const bool kff = std::memcmp(magic, "KFF", 3) == 0;
+  s.format = kff ? "kff" : "tsv";
+  s.file_bytes = facts.bytes;
+  std::optional<bool> canonical = o.canonical;
+  if (kff) {
+    KffReader header(counts);
+    if (header.header().encoding != kKffEncodingACGT)
+      throw InputError(name + ": KFF with another 2-bit code than A, C, G, T = 0, 1, 2, 3: " + rewrite(counts));
+    if (!canonical) canonical = header.header().canonical;
+  }
+  const auto in = open_sorted_counts(counts, {.fasta_form = false, .buffer_bytes = size_t{1} << 20, .kff_file_order = true});
+
+  std::vector<uint64_t> keys;
+  std::vector<uint64_t> offsets, records;  // a block's first record, its records
+  std::vector<uint16_t> record_bytes;
+  std::vector<uint8_t> data_sizes;
+  uint64_t section = ~uint64_t{0}, block_bytes = 0;
+  unsigned words = 0;
+  bool all_canonical = true;
+  std::string_view kmer;
+  uint64_t count = 0;
+  const auto next = [&] {
+    try {
+      return in->next(kmer, count);
+    } catch (const InputError& e) {
+      if (!kff || std::string_view(e.what()).find("out of order") == std::string_view::npos) throw;
+      throw InputError(std::string(e.what()) + "; KFF sections must be in k-mer order with one another (KMC writes "
+                       "one a bin): " + rewrite(counts));
+    }
+  };
+  while (next()) {
+    const CountFileReader::Place p = *in->place();
+    if (words == 0) {
+      s.k = static_cast<unsigned>(kmer.size());
+      words = words_for(s.k);
+      block_bytes = o.block_bytes ? o.block_bytes : std::max<uint64_t>(4096, (128 * (8 * words + 16) + 4095) / 4096 * 4096);
+    }
+    if (kff && p.record_bytes == 0)
+      in->fail("blocks of several k-mers ('m' sections or max > 1): an index takes raw sections of one k-mer a block; " +
+               rewrite(counts));
+    if (offsets.empty() || (kff && p.section != section) || p.offset - offsets.back() >= block_bytes) {
+      offsets.push_back(p.offset);
+      records.push_back(0);
+      record_bytes.push_back(static_cast<uint16_t>(p.record_bytes));
+      data_sizes.push_back(static_cast<uint8_t>(p.data_size));
+      keys.resize(keys.size() + words);
+      pack_text(kmer, keys.data() + keys.size() - words, words);
+      section = p.section;
+    }
+    ++records.back();
+    if (!kff && !o.canonical && all_canonical) all_canonical = is_canonical(kmer);
+  }
+  if (s.k == 0) s.k = in->declared_k();  // an empty KFF file's k
+  if (words == 0) words = words_for(s.k), block_bytes = o.block_bytes ? o.block_bytes : 4096;
+  s.kmers = in->read();
+  s.canonical = canonical.value_or(all_canonical);
+  s.blocks = offsets.size();
+  s.block_bytes = block_bytes;
+
+  std::string out(kMagic, sizeof kMagic);
+  put<uint32_t>(out, s.k);
+  put<uint8_t>(out, s.canonical);
+  put<uint8_t>(out, kff ? kKff : kTsv);
+  put<uint16_t>(out, static_cast<uint16_t>(words));
+  put<uint64_t>(out, block_bytes);
+  put<uint64_t>(out, facts.bytes);
+  put<uint32_t>(out, facts.head_crc);
+  put<uint32_t>(out, facts.tail_crc);
+  put<uint64_t>(out, s.kmers);
+  put<uint64_t>(out, s.blocks);
+  for (const uint64_t w : keys) put<uint64_t>(out, w);
+  for (size_t b = 0; b < offsets.size(); ++b) {
+    const uint64_t end = kff ? offsets[b] + records[b] * record_bytes[b]
+                             : (b + 1 < offsets.size() ? offsets[b + 1] : facts.bytes);
+    if (end - offsets[b] > UINT32_MAX) throw InputError(name + ": a line longer than 4 GiB");
+    put<uint64_t>(out, offsets[b]);
+    put<uint32_t>(out, static_cast<uint32_t>(end - offsets[b]));
+    put<uint16_t>(out, record_bytes[b]);
+    put<uint8_t>(out, data_sizes[b]);
+    put<uint8_t>(out, 0);
+  }
+  put<uint32_t>(out, crc_of(out.data(), out.size()));
+  s.index_bytes = out.size();
+  OutputFile f(index_path, false);
+  f.write(out);
+  f.commit();
+  return s;
+}
+
+// ------------------------------------------------------------------ look-ups
+
+CountIndex::CountIndex(const std::string& counts, const std::string& index_path) : counts_path_(counts) {
+  const std::string path = index_path.empty() ? default_index_path(counts) : index_path;
+  const std::string iname = display_name(path), cname = display_name(counts);
+  if (::access(counts.c_str(), R_OK) != 0) throw InputError(cname + ": cannot open: " + std::strerror(errno));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(iname + ": cannot open: " + std::strerror(errno) + " (make it with kmerbloom index " + counts + ")");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto bad = [&](const std::string& what) -> InputError {
+    return InputError(iname + ": " + what + ": not an index of kmerbloom, or damaged; make it again with kmerbloom index " + counts);
+  };
+  if (bytes.size() < kHeaderBytes + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) throw bad("no index signature");
+  const char* h = bytes.data();
+  if (get<uint32_t>(h + bytes.size() - 4) != crc_of(h, bytes.size() - 4)) throw bad("checksum mismatch");
+  s_.k = get<uint32_t>(h + 8);
+  s_.canonical = get<uint8_t>(h + 12) != 0;
+  const uint8_t format = get<uint8_t>(h + 13);
+  words_ = get<uint16_t>(h + 14);
+  s_.block_bytes = get<uint64_t>(h + 16);
+  const FileFacts want{get<uint64_t>(h + 24), get<uint32_t>(h + 32), get<uint32_t>(h + 36)};
+  s_.kmers = get<uint64_t>(h + 40);
+  s_.blocks = get<uint64_t>(h + 48);
+  s_.format = format == kKff ? "kff" : "tsv";
+  s_.file_bytes = want.bytes;
+  s_.index_bytes = bytes.size();
+  if ((format != kTsv && format != kKff) || s_.k > kMaxK || words_ != words_for(s_.k) ||
+      bytes.size() != kHeaderBytes + s_.blocks * (8 * words_ + 16) + 4)
+    throw bad("its header does not fit its size");
+  fd_ = ::open(counts.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw InputError(cname + ": cannot open: " + std::strerror(errno));
+  try {
+    const FileFacts now = facts_of(fd_, cname);
+    if (now.bytes != want.bytes || now.head_crc != want.head_crc || now.tail_crc != want.tail_crc)
+      throw InputError(iname + ": stale: made for another " + cname + " (" +
+                       (now.bytes != want.bytes ? std::to_string(want.bytes) + " bytes then, " + std::to_string(now.bytes) + " now"
+                                                : std::string("its first or last 64 KiB changed")) +
+                       "); make it again with kmerbloom index " + counts);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+  packed_bytes_ = static_cast<unsigned>(kff::packed_bytes(s_.k));
+  const char* p = h + kHeaderBytes;
+  keys_.resize(s_.blocks * words_);
+  std::memcpy(keys_.data(), p, keys_.size() * 8);
+  p += keys_.size() * 8;
+  blocks_.resize(s_.blocks);
+  for (Block& b : blocks_) {
+    b = {get<uint64_t>(p), get<uint32_t>(p + 8), get<uint16_t>(p + 12), get<uint8_t>(p + 14), 0};
+    p += 16;
+    if (b.offset > want.bytes || b.bytes > want.bytes - b.offset || (format == kKff && b.record_bytes == 0)) {
+      ::close(fd_);
+      throw bad("a block outside the count file");
+    }
+  }
+}
+
+CountIndex::~CountIndex() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+uint64_t CountIndex::memory_bytes() const { return keys_.capacity() * 8 + blocks_.capacity() * sizeof(Block); }
+
+void CountIndex::normalize(std::string_view kmer, char* text, uint64_t* key) const {
+  if (kmer.size() != s_.k)
+    throw std::invalid_argument("k-mer '" + printable(kmer) + "' of " + std::to_string(kmer.size()) + " bases: " +
+                                counts_path_ + " holds " + std::to_string(s_.k) + "-mers");
+  const size_t k = kmer.size();
+  int order = 0;  // text against its reverse complement: < 0, 0, > 0
+  for (size_t i = 0; i < k; ++i) {
+    const uint8_t code = kBaseCode[static_cast<uint8_t>(kmer[i])];
+    if (code > 3) throw std::invalid_argument("k-mer '" + printable(kmer) + "' holds a letter other than A, C, G, T");
+    text[i] = kBaseChar[code];
+  }
+  if (s_.canonical) {
+    for (size_t i = 0; i < k && order == 0; ++i) {
+      const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(text[k - 1 - i])]];
+      order = text[i] < rc ? -1 : text[i] > rc ? 1 : 0;
+    }
+    if (order > 0) {
+      std::reverse(text, text + k);
+      for (size_t i = 0; i < k; ++i) text[i] = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(text[i])]];
+    }
+  }
+  pack_text(std::string_view(text, k), key, words_);
+}
+
+size_t CountIndex::block_of(const uint64_t* key) const {
+  size_t lo = 0, hi = blocks_.size();  // the last block whose first k-mer is <= key
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (before_or_equal(keys_.data() + mid * words_, key, words_)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
+void CountIndex::read_block(size_t b, std::vector<char>& buf) const {
+  const Block& blk = blocks_[b];
+  buf.resize(blk.bytes);
+  size_t got = 0;
+  while (got < blk.bytes) {
+    const ssize_t n = pread(fd_, buf.data() + got, blk.bytes - got, static_cast<off_t>(blk.offset + got));
+    if (n <= 0)
+      throw InputError(display_name(counts_path_) + ": cannot read at byte " + std::to_string(blk.offset + got) + ": " +
+                       (n < 0 ? std::strerror(errno) : "file ends early"));
+    got += static_cast<size_t>(n);
+  }
+}
+
+uint64_t CountIndex::search_loaded(size_t b, const char* text, const std::vector<char>& buf) const {
+  const Block& blk = blocks_[b];
+  const unsigned k = s_.k;
+  if (blk.record_bytes) {  // KFF: records of one size, sorted: binary search on the packed bytes
+    uint8_t packed[kff::packed_bytes(kMaxK)] = {};
+    const unsigned pad = 4 * packed_bytes_ - k;
+    for (unsigned i = 0; i < k; ++i) {
+      const unsigned at = pad + i;
+      packed[at / 4] = static_cast<uint8_t>(packed[at / 4] | kBaseCode[static_cast<uint8_t>(text[i])] << (6 - 2 * (at % 4)));
+    }
+    size_t lo = 0, hi = blk.bytes / blk.record_bytes;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      const int c = std::memcmp(buf.data() + mid * blk.record_bytes, packed, packed_bytes_);
+      if (c == 0) {
+        const auto* d = reinterpret_cast<const uint8_t*>(buf.data() + mid * blk.record_bytes + packed_bytes_);
+        return blk.data_size ? kff::load_be(d, blk.data_size) : 1;
+      }
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return 0;
+  }
+  // TSV: the block's lines (each a k-mer of k letters first), binary search.
+  thread_local std::vector<uint32_t> lines;
+  lines.clear();
+  for (size_t at = 0; at < buf.size();) {
+    const void* nl = std::memchr(buf.data() + at, '\n', buf.size() - at);
+    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) : buf.size();
+    if (end - at > k) lines.push_back(static_cast<uint32_t>(at));  // not an empty line
+    at = end + 1;
+  }
+  size_t lo = 0, hi = lines.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const char* line = buf.data() + lines[mid];
+    const int c = std::memcmp(line, text, k);
+    if (c == 0) {
+      uint64_t count = 0;
+      for (const char* p = line + k; p < buf.data() + buf.size() && *p != '\n'; ++p)
+        if (*p >= '0' && *p <= '9') count = count * 10 + static_cast<uint64_t>(*p - '0');
+      return count;
+    }
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return 0;
+}
+
+void CountIndex::check(std::string_view kmer) const {
+  thread_local std::string text;
+  thread_local std::vector<uint64_t> key;
+  text.resize(kmer.size());
+  key.resize(words_);
+  if (s_.kmers == 0 && s_.k == 0) return;  // an empty TSV file: any k
+  normalize(kmer, text.data(), key.data());
+}
+
+uint64_t CountIndex::count(std::string_view kmer) const {
+  thread_local std::string text;
+  thread_local std::vector<uint64_t> key;
+  text.resize(kmer.size());
+  key.resize(words_);
+  if (s_.kmers == 0 && !(s_.k && kmer.size() != s_.k)) return 0;
+  normalize(kmer, text.data(), key.data());
+  if (s_.kmers == 0) return 0;
+  const size_t b = block_of(key.data());
+  if (b == SIZE_MAX) return 0;
+  thread_local std::vector<char> buf;
+  read_block(b, buf);
+  return search_loaded(b, text.data(), buf);
+}
+
+std::vector<uint64_t> CountIndex::counts(const std::vector<std::string_view>& kmers, unsigned threads) const {
+  const size_t n = kmers.size(), k = s_.k;
+  std::vector<uint64_t> out(n, 0);
+  if (s_.kmers == 0) {
+    for (const auto& x : kmers) check(x);
+    return out;
+  }
+  threads = static_cast<unsigned>(std::clamp<size_t>(threads, 1, std::max<size_t>(1, n / 4096)));
+  std::vector<char> text(n * k);
+  std::vector<uint64_t> keys(n * words_);
+  const unsigned w = words_;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  const auto share = [&](unsigned id, size_t total) {  // thread id's [first, last) of total
+    return std::pair<size_t, size_t>(total * id / threads, total * (id + 1) / threads);
+  };
+  std::atomic<bool> stop{false};
+  // Each thread checks and packs its share, then (after the sort) looks up
+  // its share of the sorted k-mers, reading each of its blocks once.
+  detail::run_on_threads(
+      threads,
+      [&](unsigned id) {
+        const auto [first, last] = share(id, n);
+        for (size_t i = first; i < last && !stop.load(std::memory_order_relaxed); ++i)
+          normalize(kmers[i], text.data() + i * k, keys.data() + i * w);
+      },
+      [&] { stop = true; });
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(keys.begin() + a * w, keys.begin() + (a + 1) * w, keys.begin() + b * w,
+                                        keys.begin() + (b + 1) * w);
+  });
+  detail::run_on_threads(
+      threads,
+      [&](unsigned id) {
+        const auto [first, last] = share(id, n);
+        std::vector<char> buf;
+        size_t loaded = SIZE_MAX;
+        for (size_t j = first; j < last && !stop.load(std::memory_order_relaxed); ++j) {
+          const uint32_t i = order[j];
+          const size_t b = block_of(keys.data() + size_t{i} * w);
+          if (b == SIZE_MAX) continue;
+          if (b != loaded) read_block(b, buf);
+          loaded = b;
+          out[i] = search_loaded(b, text.data() + size_t{i} * k, buf);
+        }
+      },
+      [&] { stop = true; });
+  return out;
+}
+
+}  // namespace kmerbloom
