@@ -7,7 +7,7 @@
 # threaded tests under ThreadSanitizer.
 # Strict mode (CI=true, as .ci/run sets, or KMERBLOOM_STRICT=1): a test that
 # skips fails, so everything the tests need is installed here: the oracles
-# (KMC, Jellyfish, python3), bgzip (tabix), /usr/bin/time, Chromium,
+# (KMC, Jellyfish, python3), the Python module's pybind11, numpy and pytest, bgzip (tabix), /usr/bin/time, Chromium,
 # Snakemake, MultiQC, setpriv (util-linux; the permission checks run as an
 # ordinary user when CI runs as root); each is then run once (kb_check_tools),
 # so that one installed but unable to start stops the run here, named.
@@ -17,7 +17,7 @@ set -euo pipefail
 
 # Installed without recommends: cwltool needs python3-setuptools beside them.
 kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish python3 tabix time util-linux chromium snakemake multiqc cwltool \
-  python3-setuptools
+  python3-setuptools python3-dev pybind11-dev python3-numpy python3-pytest
 kb_check_tools python3 kmc kmc_tools jellyfish bgzip time setpriv chromium snakemake multiqc cwltool
 cd "$KB_ROOT"
 jobs=$(nproc)

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The commands README.md and docs/*.md show, kept true.
 
-1. Every ```console block is run, as a reader would run it: its `$ `
+1. Every ```pycon block (a Python session: `>>> ` lines and what they
+   print) is run by Python's doctest in the folder of the console block
+   before it on the page (so it may open what that block made), with the
+   build's Python module importable.
+2. Every ```console block is run, as a reader would run it: its `$ `
    lines in order in one bash session (stderr with stdout), in a fresh
    folder holding `data/` of the sources, with `kmerbloom` on PATH. The
    output must equal the lines shown under each command, but for run times
@@ -9,7 +13,7 @@
    number of lines.
    A `$ ` line outside a console block is an error: what is shown with its
    output is checked.
-2. Every `kmerbloom SUBCOMMAND ...` line of any fenced block names a
+3. Every `kmerbloom SUBCOMMAND ...` line of any fenced block names a
    subcommand that exists and only options its --help lists.
 
 usage: doc_test.py KMERBLOOM SOURCE_DIR WORK_DIR; prints ok:/FAIL: lines.
@@ -85,6 +89,28 @@ def run_console(path, start, lines):
         report(ok, f"{name}: $ {command}")
         if not ok:
             print(f"  exit {r.returncode}; shown:\n    " + "\n    ".join(shown) + "\n  got:\n    " + "\n    ".join(got[:40]))
+    return work
+
+
+PYCON = """
+import doctest, sys
+text = sys.stdin.read()
+test = doctest.DocTestParser().get_doctest(text, {}, sys.argv[1], sys.argv[1], 0)
+runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+runner.run(test)
+sys.exit(1 if runner.failures else 0)
+"""
+
+
+def run_pycon(path, start, lines, folder):
+    name = f"{os.path.relpath(path, SRC)}:{start}"
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable  # Debian's, with numpy
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(KB)), "python"), LC_ALL="C")
+    r = subprocess.run([python, "-c", PYCON, name], input="\n".join(lines) + "\n", cwd=folder, env=env, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    report(r.returncode == 0, f"{name}: the Python session")
+    if r.returncode != 0:
+        print("  " + r.stdout[-3000:].replace("\n", "\n  "))
 
 
 help_of = {}
@@ -129,9 +155,12 @@ if not os.path.exists(link):
 pages = [os.path.join(SRC, "README.md")] + sorted(
     os.path.join(SRC, "docs", f) for f in os.listdir(os.path.join(SRC, "docs")) if f.endswith(".md"))
 for page in pages:
+    folder = WORK  # the console block before, where a Python session runs
     for info, start, lines in blocks(page):
+        if info == "pycon":
+            run_pycon(page, start, lines, folder)
         if info == "console":
-            run_console(page, start, lines)
+            folder = run_console(page, start, lines)
         elif any(line.startswith("$ ") for line in lines):
             report(False, f"{os.path.relpath(page, SRC)}:{start}: a command shown with its output ('$ ') is in a "
                           f"```{info} block: make it ```console, so that it is run and its output checked")

@@ -25,6 +25,13 @@ check "installed: $installed headers, fewer than half of the library's $(find "$
 check "installed: no header of the command line" test ! -e "$T/prefix/include/kmerbloom/cli"
 check "installed: the CMake package" test -f "$T/prefix/lib/cmake/kmerbloom/kmerbloomConfig.cmake"
 check "installed: the binary" test -x "$T/prefix/bin/kmerbloom"
+# The Python module, where Debian's python3 looks under a prefix (lib/python3/dist-packages).
+if [ -d "$(dirname "$KB")/python" ]; then
+  py=$(ls "$T"/prefix/lib/python3/dist-packages/kmerbloom*.so 2> /dev/null | head -1)
+  check "installed: the Python module" test -n "$py"
+  check "the installed Python module imports and counts" env PYTHONPATH="$T/prefix/lib/python3/dist-packages" \
+    /usr/bin/python3 -c "import kmerbloom, sys; r = kmerbloom.count(['$SRC/data/example.fq.gz'], '$T/py.tsv'); sys.exit(r['kmers_solid'] == 0)"
+fi
 if cmake -S "$SRC/test/example" -B "$T/example" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$T/prefix" \
   > "$T/example.log" 2>&1 && cmake --build "$T/example" >> "$T/example.log" 2>&1; then
   ok "test/example (a C++17 project) builds against the installed library alone"
