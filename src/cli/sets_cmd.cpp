@@ -1,5 +1,6 @@
 // kmerbloom sets: union, intersection, difference and counter subtraction of
 // sorted k-mer count files, as one streaming merge (profile/set_ops.hpp).
+#include <algorithm>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -26,7 +27,8 @@ struct SetsArgs {
   CLI::Option* format_option = nullptr;  // to tell whether --format was given
   std::string counts = "auto";
   std::string histo, stats, sample;
-  bool no_multiqc = false, no_canonical = false;
+  bool no_multiqc = false, no_canonical = false, like_kmc_tools = false;
+  CLI::Option *min_option = nullptr, *max_option = nullptr, *cap_option = nullptr;  // given or not
   SetOpOptions opt;
 };
 
@@ -80,7 +82,7 @@ int run_sets(SetsArgs& a) {
                                      {.k = op.k() ? op.k() : 31,
                                       .canonical = !a.no_canonical && op.canonical().value_or(true),
                                       .min_count = a.opt.presence ? 1 : a.opt.min_count,
-                                      .max_count = a.opt.presence ? 1 : a.opt.max_count});
+                                      .max_count = a.opt.presence ? 1 : std::min(a.opt.max_count, a.opt.cap)});
   RunProgress progress(a.progress.force(a.output), op.k() ? op.k() : 31, 0);
   progress.pass(a.op + ": merging the inputs");
   progress.units("bytes read", input_bytes_total(a.inputs));
@@ -130,9 +132,14 @@ Action setup_sets(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--input-max-count", a->opt.input_max,
                  "Leave out each input's k-mers counted more often (KMC's -cx on inputs)");
-  sub.add_option("-c,-L,--min-count", a->opt.min_count, "Write result k-mers whose count is at least this")
-      ->capture_default_str();
-  sub.add_option("-U,--max-count", a->opt.max_count, "Write result k-mers whose count is at most this");
+  a->min_option = sub.add_option("-c,-L,--min-count", a->opt.min_count, "Write result k-mers whose count is at least this")
+                      ->capture_default_str();
+  a->max_option = sub.add_option("-U,--max-count", a->opt.max_count, "Write result k-mers whose count is at most this");
+  a->cap_option = sub.add_option("--cap", a->opt.cap,
+                                 "Write result counts above this as this, before -c/-U (KMC's -cs on the output)");
+  sub.add_flag("--like-kmc-tools", a->like_kmc_tools,
+               "kmc_tools simple's defaults for the result: -c the input minimum, -U the input maximum, --cap 255 "
+               "(each unless given): the k-mers kmc_tools gives for the same -ci/-cx/-cs (docs/sets.md)");
   sub.add_flag("--presence", a->opt.presence, "Write count 1 for every k-mer of the result (after -c/-U)");
   sub.add_option("--histo", a->histo, "Write the histogram of the result's counts (COUNT FREQUENCY, as count --histo)");
   sub.add_option("--histo-max", a->opt.histo_max, "Last dense histogram row; one more row holds all higher counts")
@@ -154,6 +161,11 @@ Action setup_sets(CLI::App& sub) {
     if (!a->histo.empty() && a->opt.histo_max < 1)
       throw std::invalid_argument("--histo-max must be at least 1: a histogram of no rows (count refuses 0 too)");
     if (a->histo.empty()) a->opt.histo_max = 0;
+    if (a->like_kmc_tools) {  // kmc_tools gives its output the inputs' range and caps counts at 255
+      if (!a->min_option->count()) a->opt.min_count = a->opt.input_min;
+      if (!a->max_option->count()) a->opt.max_count = a->opt.input_max;
+      if (!a->cap_option->count()) a->opt.cap = 255;
+    }
     return run_sets(*a);
   };
 }

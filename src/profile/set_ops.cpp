@@ -73,6 +73,7 @@ void SetOpOptions::validate(size_t inputs) const {
   if (input_min > input_max)
     throw std::invalid_argument("--input-min-count " + std::to_string(input_min) + " is above --input-max-count " +
                                 std::to_string(input_max));
+  if (cap == 0) throw std::invalid_argument("--cap 0: a count is at least 1");
   if (min_count > max_count)
     throw std::invalid_argument("--min-count " + std::to_string(min_count) + " is above --max-count " +
                                 std::to_string(max_count));
@@ -192,7 +193,8 @@ SetOpResult SetOperation::run(const SetSink& sink, PipelineProgress* progress) {
     }
     if (at.empty()) break;
     uint64_t count = 0;
-    if (combine(o_, mode, h, at, count) && count >= o_.min_count && count <= o_.max_count) {
+    if (combine(o_, mode, h, at, count) && (count = std::min(count, o_.cap)) >= o_.min_count &&
+        count <= o_.max_count) {
       if (o_.presence) count = 1;
       sink(h[at[0]].kmer, count);
       ++r.kmers_out;

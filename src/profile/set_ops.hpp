@@ -41,6 +41,9 @@ struct SetOpOptions {
   CountMode counts = CountMode::automatic;
   uint64_t input_min = 1, input_max = UINT64_MAX;  // each input's k-mers outside are left out first
   uint64_t min_count = 1, max_count = UINT64_MAX;  // result counts outside are not written
+  // Result counts above cap are written as cap, before the result range
+  // (kmc_tools' -cs: its default 255 under sets --like-kmc-tools).
+  uint64_t cap = UINT64_MAX;
   bool presence = false;                           // write count 1 for every k-mer written
   unsigned threads = 1;  // the first threads - 1 inputs are parsed on threads of their own
   size_t buffer_bytes = size_t{16} << 20;          // read buffers of all inputs together

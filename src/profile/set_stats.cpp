@@ -27,6 +27,7 @@ json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult
             {"min_count", o.min_count},
             {"max_count", o.max_count},
             {"presence", o.presence},
+            {"count_cap", o.cap == UINT64_MAX ? json() : json(o.cap)},
             {"k", r.k},
             {"input_files", inputs},
             {"kmers_in", read},

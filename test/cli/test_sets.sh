@@ -245,4 +245,32 @@ same "kmc_tools reads the capped KFF as written: 4294967295, and 14 exactly" "$T
 "$KB" sets union "$T/huge.tsv" "$T/huge.tsv" --counts sum -q -o "$T/huge.out.tsv"
 same "TSV holds the sum exactly" "$T/huge.out.tsv" \
   <(printf 'AAAAACCCCCGGGGGTTTTTAAAAACCCCCG\t6000000000\nACGTACGTACGTACGTACGTACGTACGTACT\t14\n')
+# --like-kmc-tools: kmc_tools simple gives its output the inputs' range (the
+# smallest -ci, the largest -cx) and caps counts at -cs (255 unless given)
+# before that range; kmc_tools with its own defaults is the oracle.
+ktd() {  # ktd NAME KMC_TOOLS_ARGS...: kmc_tools simple as typed, dumped sorted to $T/NAME.txt
+  local name=$1
+  shift
+  kmc_tools -hp -t2 simple "$@" > /dev/null
+  kmc_tools -hp -t2 transform "$T/$name" dump -s "$T/$name.txt" > /dev/null
+}
+ktd like1 "$T/a.kff" -ci2 "$T/b.kff" -ci2 counters_subtract "$T/like1"
+"$KB" sets subtract "$T/a.tsv" "$T/b.tsv" --input-min-count 2 --like-kmc-tools -q -o "$T/like1.tsv"
+same "--like-kmc-tools: subtract -ci2 on both inputs is kmc_tools' (the result from 2 up)" "$T/like1.txt" "$T/like1.tsv"
+"$KB" sets subtract "$T/a.tsv" "$T/b.tsv" --input-min-count 2 -q -o "$T/own1.tsv"
+check "kmerbloom's own rule keeps the result counts from 1 (more k-mers than kmc_tools)" \
+  test "$(wc -l < "$T/own1.tsv")" -gt "$(wc -l < "$T/like1.txt")"
+ktd like2 "$T/a.kff" -cx8 "$T/b.kff" -cx8 union "$T/like2"
+"$KB" sets union "$T/a.tsv" "$T/b.tsv" --input-max-count 8 --like-kmc-tools -q -o "$T/like2.tsv"
+same "--like-kmc-tools: union -cx8 on both inputs is kmc_tools' (sums above 8 left out)" "$T/like2.txt" "$T/like2.tsv"
+ktd like3 "$T/a.kff" -ci2 "$T/b.kff" -ci2 intersect "$T/like3" -cs1
+"$KB" sets intersect "$T/a.tsv" "$T/b.tsv" --input-min-count 2 --cap 1 --like-kmc-tools -q -o "$T/like3.tsv"
+same "--like-kmc-tools: intersect -ci2, output -cs1 is kmc_tools' (capped to 1, then below 2: none)" "$T/like3.txt" "$T/like3.tsv"
+check "... and that is no k-mer" test ! -s "$T/like3.tsv"
+python3 "$SIM" --genome 3000 --reads 6000 --length 100 --seed 3 > "$T/deep.fq"  # about 200x: sums above 255
+"$KB" count "$T/deep.fq" -k 31 -c 1 -q -o "$T/deep.kff"
+ktd like5 "$T/deep.kff" "$T/deep.kff" union "$T/like5"
+"$KB" sets union "$T/deep.kff" "$T/deep.kff" --like-kmc-tools -q -o "$T/like5.tsv"
+same "--like-kmc-tools: counts capped at 255, kmc_tools' default -cs" "$T/like5.txt" "$T/like5.tsv"
+check "... which the sums passed" grep -q "	255$" "$T/like5.tsv"
 finish
