@@ -506,8 +506,13 @@ uint64_t KffSortedReader::bytes_read() const {
   return n;
 }
 
+// The cursor with the smallest k-mer is held apart from the heap of the
+// others (top_): while its next k-mer stays below theirs, as through a
+// whole section of a file whose sections are in order, a k-mer costs one
+// comparison, not a pop and a push.
 bool KffSortedReader::next(std::string_view& kmer, uint64_t& count) {
   const auto later = [&](size_t a, size_t b) { return std::tie(cursors_[a]->kmer, a) > std::tie(cursors_[b]->kmer, b); };
+  constexpr size_t kNone = SIZE_MAX;
   if (!started_) {
     started_ = true;
     for (size_t i = 0; i < cursors_.size(); ++i) {
@@ -515,16 +520,23 @@ bool KffSortedReader::next(std::string_view& kmer, uint64_t& count) {
       if (cursors_[i]->has) heap_.push_back(i);
     }
     std::make_heap(heap_.begin(), heap_.end(), later);
-  } else if (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    advance(heap_.back());
-    if (cursors_[heap_.back()]->has)
+  } else if (top_ != kNone) {
+    advance(top_);
+    if (!cursors_[top_]->has) {
+      top_ = kNone;
+    } else if (!heap_.empty() && later(top_, heap_.front())) {
+      heap_.push_back(top_);
       std::push_heap(heap_.begin(), heap_.end(), later);
-    else
-      heap_.pop_back();
+      top_ = kNone;
+    }
   }
-  if (heap_.empty()) return false;
-  const Cursor& c = *cursors_[heap_.front()];
+  if (top_ == kNone) {
+    if (heap_.empty()) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    top_ = heap_.back();
+    heap_.pop_back();
+  }
+  const Cursor& c = *cursors_[top_];
   kmer = c.kmer;
   count = c.count;
   return true;

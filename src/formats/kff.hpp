@@ -200,8 +200,8 @@ class KffSortedReader {
   void advance(size_t i);
   std::string path_;
   std::vector<std::unique_ptr<Cursor>> cursors_;
-  std::vector<size_t> heap_;  // cursors with a k-mer, smallest k-mer on top
-  std::string current_;
+  std::vector<size_t> heap_;  // cursors with a k-mer but current_, smallest k-mer on top
+  size_t top_ = SIZE_MAX;  // the cursor of the k-mer next() returned last
   unsigned k_ = 0, scanned_k_ = 0;
   bool started_ = false, canonical_ = false;
 };
