@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,24 +51,26 @@ class CountFile {
   uint64_t size() { return index().summary().kmers; }
   uint64_t count(const std::string& kmer) { return index().count(kmer); }
   bool contains(const std::string& kmer) { return count(kmer) > 0; }
-  py::array_t<uint64_t> counts(const std::vector<std::string>& kmers) {
+  py::array_t<uint64_t> counts(const std::vector<std::string>& kmers, unsigned threads) {
     const CountIndex& idx = index();
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<uint64_t> c;
     {
       py::gil_scoped_release unlocked;
-      c = idx.counts(std::vector<std::string_view>(kmers.begin(), kmers.end()));
+      c = idx.counts(std::vector<std::string_view>(kmers.begin(), kmers.end()), threads);
     }
     return to_numpy(std::move(c));
   }
   // Packed k-mers (2 bits a base, the first base highest; k <= 32) given as
   // a numpy array of uint64.
-  py::array_t<uint64_t> counts_packed(py::array_t<uint64_t, py::array::c_style | py::array::forcecast> packed) {
+  py::array_t<uint64_t> counts_packed(py::array_t<uint64_t, py::array::c_style | py::array::forcecast> packed,
+                                      unsigned threads) {
     const unsigned k = index().k();
     if (k > 32) throw std::invalid_argument("packed k-mers are for k <= 32; this set holds " + std::to_string(k) + "-mers");
     std::vector<std::string> text(static_cast<size_t>(packed.size()));
     const uint64_t* p = packed.data();
     for (size_t i = 0; i < text.size(); ++i) text[i] = decode_kmer(p[i], k);
-    return counts(text);
+    return counts(text, threads);
   }
   std::string path() const { return path_; }
 
@@ -213,8 +216,9 @@ PYBIND11_MODULE(kmerbloom, m) {
       .def("__getitem__", &CountFile::count)
       .def("__contains__", &CountFile::contains)
       .def("count", &CountFile::count, py::arg("kmer"), "The count of kmer (0: absent; canonical sets: either strand)")
-      .def("counts", &CountFile::counts, py::arg("kmers"), "The counts of a list of k-mers, as a numpy array")
-      .def("counts_packed", &CountFile::counts_packed, py::arg("packed"),
+      .def("counts", &CountFile::counts, py::arg("kmers"), py::arg("threads") = 0,
+           "The counts of a list of k-mers, as a numpy array (threads: 0 for all cores; the same answer whatever)")
+      .def("counts_packed", &CountFile::counts_packed, py::arg("packed"), py::arg("threads") = 0,
            "The counts of packed k-mers (numpy uint64, 2 bits a base, first base highest; k <= 32)")
       .def("__iter__", [](const CountFile& f) { return CountStream(f.path(), 0); },
            "(k-mer, count) pairs in file order, read as they are needed")

@@ -78,6 +78,7 @@ def test_lookups_answer_as_the_file_says(reads, tmp_path, k, fmt):
     asked = present + absent
     batch = f.counts(asked)
     assert batch.dtype == np.uint64 and list(batch) == [f[x] for x in asked]
+    assert list(f.counts(asked, threads=1)) == list(f.counts(asked, threads=3)) == list(batch)
     assert f[present[0].lower()] == truth[present[0]]
 
 
