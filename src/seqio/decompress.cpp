@@ -1,6 +1,7 @@
 #include "seqio/decompress.hpp"
 
 #include <fcntl.h>
+#include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <isa-l.h>
 #include <sys/stat.h>
@@ -46,7 +47,8 @@ bool is_bgzf_header(const unsigned char* p, size_t n) {
 
 }  // namespace
 
-ByteSource::ByteSource(const std::string& path, const std::string& display) : display_(display) {
+ByteSource::ByteSource(const std::string& path, const std::string& display, unsigned inflate_threads)
+    : display_(display) {
   // Open the descriptor ourselves rather than with hopen(path): hopen treats
   // "scheme:..." names as URLs (data:, s3:, ...), and we need the descriptor
   // for fstat anyway (directory check, size for the progress bar).
@@ -80,6 +82,15 @@ ByteSource::ByteSource(const std::string& path, const std::string& display) : di
   if (n < 0) fail(std::string("read error: ") + std::strerror(errno));
   gzip_ = n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   bgzf_ = is_bgzf_header(magic, static_cast<size_t>(n));
+  if (bgzf_ && inflate_threads > 1 && raw_size_ > 0) {  // a regular file: its last block can be checked now
+    bgzf_fp_.reset(bgzf_hopen(fp_.get(), "r"));
+    if (!bgzf_fp_) fail("cannot read as BGZF");
+    fp_.release();  // the BGZF reader owns it now
+    if (bgzf_check_EOF(bgzf_fp_.get()) == 0) fail("truncated BGZF input (the end-of-file block is missing)");
+    if (bgzf_mt(bgzf_fp_.get(), static_cast<int>(inflate_threads), 256) != 0) fail("cannot start the inflating threads");
+    pool_threads_ = inflate_threads;
+    return;
+  }
   if (gzip_) {
     st_ = std::make_unique<inflate_state>();
     in_ = std::make_unique_for_overwrite<unsigned char[]>(kInSize);
@@ -94,6 +105,7 @@ ByteSource::~ByteSource() = default;
 
 // Read-only: nothing to flush, so close errors cannot lose data.
 void ByteSource::Closer::operator()(hFILE* fp) const { hclose_abruptly(fp); }
+void ByteSource::Closer::operator()(BGZF* fp) const { bgzf_close(fp); }
 
 void ByteSource::fail(const std::string& what) const { throw InputError(display_ + ": " + what); }
 
@@ -116,7 +128,28 @@ size_t ByteSource::peek(char* dst, size_t n) {
   return got;
 }
 
-size_t ByteSource::read_next(char* dst, size_t cap) { return gzip_ ? inflate_into(dst, cap) : read_raw(dst, cap); }
+size_t ByteSource::read_next(char* dst, size_t cap) {
+  if (bgzf_fp_) return read_bgzf(dst, cap);
+  return gzip_ ? inflate_into(dst, cap) : read_raw(dst, cap);
+}
+
+size_t ByteSource::read_bgzf(char* dst, size_t cap) {
+  size_t got = 0;
+  while (got < cap) {
+    const ssize_t n = bgzf_read(bgzf_fp_.get(), dst + got, cap - got);
+    if (n < 0)
+      fail(bgzf_fp_->errcode & BGZF_ERR_CRC      ? "gzip CRC or length mismatch (corrupt input)"
+           : bgzf_fp_->errcode & BGZF_ERR_HEADER ? "invalid BGZF block header (corrupt input, or a plain gzip member after BGZF blocks)"
+                                                 : "corrupt BGZF data (a block's deflate data or CRC)");
+    if (n == 0) {
+      raw_read_ = raw_size_;
+      return got;
+    }
+    got += static_cast<size_t>(n);
+  }
+  raw_read_ = static_cast<uint64_t>(bgzf_tell(bgzf_fp_.get()) >> 16);  // the compressed offset of the block being read
+  return got;
+}
 
 size_t ByteSource::read_raw(char* dst, size_t cap) {
   size_t got = 0;

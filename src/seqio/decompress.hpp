@@ -1,6 +1,12 @@
 // Raw byte input for the sequence reader: opens a file (or stdin) through
 // htslib's hFILE and, when the content starts with the gzip magic, inflates it
-// with isa-l. Private to the library.
+// with isa-l, one member after the other on the caller's thread. A BGZF
+// regular file read with inflate_threads > 1 is inflated by htslib's BGZF
+// reader on a pool of that many threads instead (bgzf_mt: blocks inflated
+// in parallel, handed back in order, each block's CRC checked; the
+// end-of-file block checked when the file is opened). Plain gzip is one
+// deflate stream a member: it cannot be inflated in parallel. Private to the
+// library.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +15,7 @@
 #include <string>
 
 struct hFILE;          // htslib
+struct BGZF;           // htslib
 struct inflate_state;  // isa-l
 
 namespace kmerbloom::detail {
@@ -21,7 +28,9 @@ namespace kmerbloom::detail {
 class ByteSource {
  public:
   // path "-" is standard input. display is the name used in error messages.
-  ByteSource(const std::string& path, const std::string& display);
+  // inflate_threads: BGZF files are inflated on this many threads (1: on the
+  // caller's).
+  ByteSource(const std::string& path, const std::string& display, unsigned inflate_threads = 1);
   ~ByteSource();
   ByteSource(const ByteSource&) = delete;
   ByteSource& operator=(const ByteSource&) = delete;
@@ -37,6 +46,8 @@ class ByteSource {
   const std::string& display() const { return display_; }
 
   bool gzip() const { return gzip_; }
+  // Threads inflating this input beside the caller's (0: none).
+  unsigned inflating_threads() const { return pool_threads_; }
   uint64_t raw_bytes_read() const { return raw_read_; }  // bytes taken from the file
   uint64_t raw_size() const { return raw_size_; }        // 0 when not a regular file
 
@@ -49,12 +60,16 @@ class ByteSource {
 
   struct Closer {
     void operator()(hFILE* fp) const;
+    void operator()(BGZF* fp) const;
   };
+  size_t read_bgzf(char* dst, size_t cap);
   size_t read_next(char* dst, size_t cap);
 
   std::string display_;
   std::string ahead_;  // bytes peek() took, returned first by read()
   std::unique_ptr<hFILE, Closer> fp_;
+  std::unique_ptr<BGZF, Closer> bgzf_fp_;  // a BGZF file inflated on a pool of threads
+  unsigned pool_threads_ = 0;
   bool eof_ = false;  // the file has no more bytes
   bool gzip_ = false;
   bool member_done_ = false;  // the current gzip member ended (trailer checked)

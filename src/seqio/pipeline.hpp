@@ -57,6 +57,10 @@ struct PipelineOptions {
   // default): the reader shares the cores with the workers, and a deeper
   // queue keeps them busy while the scheduler holds it back.
   size_t batches = 0;
+  // Threads inflating a BGZF input beside the reader (0: one for every four
+  // workers; 1: the reader inflates it itself). Plain gzip is inflated by
+  // the reader.
+  unsigned inflate_threads = 0;
 };
 
 // Progress as the reader sees it, readable from any thread.

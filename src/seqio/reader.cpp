@@ -97,7 +97,8 @@ struct SequenceReader::Impl {
   bool finished = false;
   std::string error;  // after an InputError the reader only repeats it
 
-  Impl(const std::string& p, const std::string& d) : path(p), display(d), src(p, d) {
+  Impl(const std::string& p, const std::string& d, unsigned inflate_threads)
+      : path(p), display(d), src(p, d, inflate_threads) {
     // A small plain file gets a buffer its size: reading many small files
     // (or one file many times, as the fuzz target does) costs no 1 MiB each.
     if (!src.gzip() && src.raw_size() > 0 && src.raw_size() < kBufSize)
@@ -435,8 +436,8 @@ struct SequenceReader::Impl {
   }
 };
 
-SequenceReader::SequenceReader(const std::string& path)
-    : impl_(std::make_unique<Impl>(path, path.empty() ? "(empty path)" : display_name(path))) {}
+SequenceReader::SequenceReader(const std::string& path, unsigned inflate_threads)
+    : impl_(std::make_unique<Impl>(path, path.empty() ? "(empty path)" : display_name(path), inflate_threads)) {}
 
 SequenceReader::~SequenceReader() = default;
 

@@ -64,8 +64,9 @@ struct RecordBatch {
 class SequenceReader {
  public:
   // Opens path ("-" for stdin). Throws InputError if it cannot be opened or
-  // is a directory.
-  explicit SequenceReader(const std::string& path);
+  // is a directory. inflate_threads: a BGZF file is inflated on this many
+  // threads (seqio/decompress.hpp); others on the caller's.
+  explicit SequenceReader(const std::string& path, unsigned inflate_threads = 1);
   ~SequenceReader();
   SequenceReader(const SequenceReader&) = delete;
   SequenceReader& operator=(const SequenceReader&) = delete;

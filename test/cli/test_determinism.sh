@@ -36,6 +36,13 @@ alike() {
 runs count "$KB" count "$T/reads.fa" -k 31 -o "$T/count.{}.tsv" --histo "$T/count.{}.histo" --stats "$T/count.{}.json" --no-multiqc
 alike "count (exact, solid k-mers)" "$T/count.{}.tsv"
 alike "count (exact, histogram)" "$T/count.{}.histo"
+# BGZF: from -t 5 its blocks are inflated on a pool of threads (seqio/decompress.hpp).
+if need bgzip tabix; then
+  bgzip -c "$T/reads.fa" > "$T/reads.fa.bgz"
+  for t in 1 8; do "$KB" count "$T/reads.fa.bgz" -k 31 -t $t -q -o "$T/bgzf.$t.tsv"; done
+  same "count of the BGZF file, -t 8 (inflated on 2 threads) = the plain file's" "$T/count.1.tsv" "$T/bgzf.8.tsv"
+  same "count of the BGZF file, -t 1 (inflated by the reader) = the plain file's" "$T/count.1.tsv" "$T/bgzf.1.tsv"
+fi
 check "count: many solid k-mers ($(wc -l < "$T/count.1.tsv"))" test "$(wc -l < "$T/count.1.tsv")" -gt 1000000
 runs no-gate "$KB" count "$T/reads.fa" -k 25 -c 1 -o "$T/one.{}.tsv" --histo "$T/one.{}.histo"
 alike "count -k 25 -c 1 (every k-mer, no gate)" "$T/one.{}.tsv"
