@@ -262,7 +262,7 @@ CountIndex::CountIndex(const std::string& counts, const std::string& index_path)
   packed_bytes_ = static_cast<unsigned>(kff::packed_bytes(s_.k));
   const char* p = h + kHeaderBytes;
   keys_.resize(s_.blocks * words_);
-  std::memcpy(keys_.data(), p, keys_.size() * 8);
+  if (!keys_.empty()) std::memcpy(keys_.data(), p, keys_.size() * 8);
   p += keys_.size() * 8;
   blocks_.resize(s_.blocks);
   for (Block& b : blocks_) {

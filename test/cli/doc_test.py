@@ -102,8 +102,17 @@ sys.exit(1 if runner.failures else 0)
 """
 
 
+def sanitizer_build():
+    with open(KB, "rb") as f:
+        data = f.read()
+    return b"__asan_init" in data or b"__tsan_init" in data
+
+
 def run_pycon(path, start, lines, folder):
     name = f"{os.path.relpath(path, SRC)}:{start}"
+    if not os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(KB)), "python")) and sanitizer_build():
+        print(f"skip: {name}: the Python session (a sanitizer build has no Python module)")
+        return
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable  # Debian's, with numpy
     env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(KB)), "python"), LC_ALL="C")
     r = subprocess.run([python, "-c", PYCON, name], input="\n".join(lines) + "\n", cwd=folder, env=env, text=True,
