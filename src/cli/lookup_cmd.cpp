@@ -1,5 +1,7 @@
 // kmerbloom index and kmerbloom lookup: random access to a sorted count file
 // through its index (lookup/count_index.hpp).
+// g++ 12 warns a false -Wrestrict inside CLI11's option formatter as inlined here (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -101,15 +103,43 @@ void lookup_kmers(const LookupArgs& a, const CountIndex& idx, OutputFile& out, n
 }
 
 // Per sequence of --reads: its k-mers (windows of A, C, G, T only), how many
-// the set holds, that share, and with --counts every window's count.
+// the set holds, that share, and with --counts every window's count. Long
+// records come in pieces overlapping by k - 1 bases, so a batch's look-ups
+// stay bounded whatever the sequence; a record's figures add up over them.
 void lookup_reads(const LookupArgs& a, const CountIndex& idx, OutputFile& out, nlohmann::json* js) {
   if (!js) out.write(a.per_kmer_counts ? "name\tkmers\tfound\tshare_present\tcounts\n" : "name\tkmers\tfound\tshare_present\n");
   const unsigned k = idx.k();
+  struct Row {  // the record being read
+    std::string name;
+    uint64_t kmers = 0, found = 0;
+    std::vector<uint64_t> counts;  // with --counts
+    bool open = false;
+  } row;
+  const auto emit = [&] {
+    if (!row.open) return;
+    const double share = row.kmers ? double(row.found) / double(row.kmers) : 0.0;
+    if (js) {
+      nlohmann::json j = {{"name", row.name}, {"kmers", row.kmers}, {"found", row.found}, {"share_present", share}};
+      if (a.per_kmer_counts) j["counts"] = row.counts;
+      js->push_back(std::move(j));
+    } else {
+      out.write(row.name);
+      out.write(fmt::format("\t{}\t{}\t{:.6f}", row.kmers, row.found, share));
+      for (size_t j = 0; a.per_kmer_counts && j < row.counts.size(); ++j) {
+        out.put(j ? ',' : '\t');
+        out.put_uint(row.counts[j]);
+      }
+      if (a.per_kmer_counts && row.counts.empty()) out.put('\t');
+      out.put('\n');
+    }
+    row.open = false;
+  };
   RecordBatch batch;
   std::vector<std::string_view> views;
-  std::vector<size_t> first;  // first window of each record in views
+  std::vector<size_t> first;  // first window of each record piece in views
   for (const std::string& path : a.reads) {
     SequenceReader reader(path);
+    if (k) reader.set_pieces(std::max<uint64_t>(kBatchBases / 4, k), k - 1);
     while (reader.next_batch(batch, kBatchBases)) {
       views.clear();
       first.clear();
@@ -125,31 +155,21 @@ void lookup_reads(const LookupArgs& a, const CountIndex& idx, OutputFile& out, n
       first.push_back(views.size());
       const std::vector<uint64_t> c = idx.counts(views, a.threads);
       for (size_t i = 0; i < batch.size(); ++i) {
-        const size_t n = first[i + 1] - first[i];
-        const size_t found = static_cast<size_t>(
-            std::count_if(c.begin() + static_cast<std::ptrdiff_t>(first[i]),
-                          c.begin() + static_cast<std::ptrdiff_t>(first[i + 1]), [](uint64_t x) { return x > 0; }));
-        const double share = n ? double(found) / double(n) : 0.0;
-        if (js) {
-          nlohmann::json row = {{"name", batch.name(i)}, {"kmers", n}, {"found", found}, {"share_present", share}};
-          if (a.per_kmer_counts)
-            row["counts"] = std::vector<uint64_t>(c.begin() + static_cast<std::ptrdiff_t>(first[i]),
-                                                  c.begin() + static_cast<std::ptrdiff_t>(first[i + 1]));
-          js->push_back(std::move(row));
-          continue;
+        if (batch.starts_read(i)) {
+          emit();
+          row.name.assign(batch.name(i));
+          row.kmers = row.found = 0;
+          row.counts.clear();
+          row.open = true;
         }
-        out.write(batch.name(i));
-        out.write(fmt::format("\t{}\t{}\t{:.6f}", n, found, share));
-        if (a.per_kmer_counts) {
-          out.put('\t');
-          for (size_t j = first[i]; j < first[i + 1]; ++j) {
-            if (j > first[i]) out.put(',');
-            out.put_uint(c[j]);
-          }
+        for (size_t j = first[i]; j < first[i + 1]; ++j) {
+          row.found += c[j] > 0;
+          if (a.per_kmer_counts) row.counts.push_back(c[j]);
         }
-        out.put('\n');
+        row.kmers += first[i + 1] - first[i];
       }
     }
+    emit();
   }
 }
 
@@ -172,7 +192,7 @@ int run_lookup(const LookupArgs& a) {
   if (js) {
     const nlohmann::json doc = {{"counts", a.counts}, {"k", idx.k()}, {"canonical", idx.canonical()},
                                 {a.reads.empty() ? "kmers" : "sequences", rows}};
-    out.write(doc.dump(2) + "\n");
+    out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");  // names need not be UTF-8
   }
   out.commit();
   return kExitOk;

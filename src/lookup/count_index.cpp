@@ -138,7 +138,11 @@ CountIndexSummary build_count_index(const std::string& counts, const std::string
       throw InputError(name + ": KFF with another 2-bit code than A, C, G, T = 0, 1, 2, 3: " + rewrite(counts));
     if (!canonical) canonical = header.header().canonical;
   }
-  const auto in = open_sorted_counts(counts, {.fasta_form = false, .buffer_bytes = size_t{1} << 20, .kff_file_order = true});
+  const auto in = open_sorted_counts(counts, {.max_k = kMaxK,
+                                             .who = "index",
+                                             .fasta_form = false,
+                                             .buffer_bytes = size_t{1} << 20,
+                                             .kff_file_order = true});
 
   std::vector<uint64_t> keys;
   std::vector<uint64_t> offsets, records;  // a block's first record, its records
@@ -243,8 +247,9 @@ CountIndex::CountIndex(const std::string& counts, const std::string& index_path)
   s_.format = format == kKff ? "kff" : "tsv";
   s_.file_bytes = want.bytes;
   s_.index_bytes = bytes.size();
+  const uint64_t entry = 8 * uint64_t{words_} + 16;
   if ((format != kTsv && format != kKff) || s_.k > kMaxK || words_ != words_for(s_.k) ||
-      bytes.size() != kHeaderBytes + s_.blocks * (8 * words_ + 16) + 4)
+      s_.blocks > (bytes.size() - kHeaderBytes - 4) / entry || bytes.size() != kHeaderBytes + s_.blocks * entry + 4)
     throw bad("its header does not fit its size");
   fd_ = ::open(counts.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw InputError(cname + ": cannot open: " + std::strerror(errno));
@@ -268,9 +273,11 @@ CountIndex::CountIndex(const std::string& counts, const std::string& index_path)
   for (Block& b : blocks_) {
     b = {get<uint64_t>(p), get<uint32_t>(p + 8), get<uint16_t>(p + 12), get<uint8_t>(p + 14), 0};
     p += 16;
-    if (b.offset > want.bytes || b.bytes > want.bytes - b.offset || (format == kKff && b.record_bytes == 0)) {
+    const bool records_fit = format == kKff ? b.data_size <= 8 && b.record_bytes == packed_bytes_ + b.data_size
+                                            : b.record_bytes == 0 && b.data_size == 0;
+    if (b.offset > want.bytes || b.bytes > want.bytes - b.offset || !records_fit) {
       ::close(fd_);
-      throw bad("a block outside the count file");
+      throw bad(records_fit ? "a block outside the count file" : "a block's records do not fit k");
     }
   }
 }
@@ -338,10 +345,16 @@ uint64_t CountIndex::search_loaded(size_t b, const char* text, const std::vector
       const unsigned at = pad + i;
       packed[at / 4] = static_cast<uint8_t>(packed[at / 4] | kBaseCode[static_cast<uint8_t>(text[i])] << (6 - 2 * (at % 4)));
     }
+    // The first byte's pad bits, which readers ignore, are left out of the comparison.
+    const auto top = static_cast<uint8_t>(0xffu >> (2 * pad));
+    const auto compare = [&](const uint8_t* rec) {
+      const int c = int{static_cast<uint8_t>(rec[0] & top)} - int{packed[0]};
+      return c != 0 ? c : std::memcmp(rec + 1, packed + 1, packed_bytes_ - 1);
+    };
     size_t lo = 0, hi = blk.bytes / blk.record_bytes;
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
-      const int c = std::memcmp(buf.data() + mid * blk.record_bytes, packed, packed_bytes_);
+      const int c = compare(reinterpret_cast<const uint8_t*>(buf.data() + mid * blk.record_bytes));
       if (c == 0) {
         const auto* d = reinterpret_cast<const uint8_t*>(buf.data() + mid * blk.record_bytes + packed_bytes_);
         return blk.data_size ? kff::load_be(d, blk.data_size) : 1;
@@ -387,13 +400,13 @@ void CountIndex::check(std::string_view kmer) const {
 }
 
 uint64_t CountIndex::count(std::string_view kmer) const {
+  check(kmer);
+  if (s_.kmers == 0) return 0;
   thread_local std::string text;
   thread_local std::vector<uint64_t> key;
   text.resize(kmer.size());
   key.resize(words_);
-  if (s_.kmers == 0 && !(s_.k && kmer.size() != s_.k)) return 0;
   normalize(kmer, text.data(), key.data());
-  if (s_.kmers == 0) return 0;
   const size_t b = block_of(key.data());
   if (b == SIZE_MAX) return 0;
   thread_local std::vector<char> buf;
@@ -412,6 +425,7 @@ std::vector<uint64_t> CountIndex::counts(const std::vector<std::string_view>& km
   std::vector<char> text(n * k);
   std::vector<uint64_t> keys(n * words_);
   const unsigned w = words_;
+  if (n > UINT32_MAX) throw std::invalid_argument("at most 4,294,967,295 k-mers a call");
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   const auto share = [&](unsigned id, size_t total) {  // thread id's [first, last) of total
@@ -429,8 +443,9 @@ std::vector<uint64_t> CountIndex::counts(const std::vector<std::string_view>& km
       },
       [&] { stop = true; });
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return std::lexicographical_compare(keys.begin() + a * w, keys.begin() + (a + 1) * w, keys.begin() + b * w,
-                                        keys.begin() + (b + 1) * w);
+    const uint64_t* x = keys.data() + size_t{a} * w;
+    const uint64_t* y = keys.data() + size_t{b} * w;
+    return std::lexicographical_compare(x, x + w, y, y + w);
   });
   detail::run_on_threads(
       threads,

@@ -39,10 +39,16 @@ class CountFile {
  public:
   CountFile(std::string path, std::optional<std::string> index) : path_(std::move(path)), index_path_(index.value_or("")) {}
 
+  // Opened on first use, with the GIL released; kept by the first thread to
+  // come back (under the GIL), so an index in use is never replaced.
   const CountIndex& index() {
     if (!idx_) {
-      py::gil_scoped_release unlocked;
-      idx_ = std::make_unique<CountIndex>(path_, index_path_);
+      std::unique_ptr<CountIndex> opened;
+      {
+        py::gil_scoped_release unlocked;
+        opened = std::make_unique<CountIndex>(path_, index_path_);
+      }
+      if (!idx_) idx_ = std::move(opened);
     }
     return *idx_;
   }
@@ -79,25 +85,25 @@ class CountFile {
   std::unique_ptr<CountIndex> idx_;
 };
 
-// Iterates (k-mer, count) pairs, or chunks of numpy arrays, of a count file
-// in file order, checked as every reader of sorted counts checks it.
+// Iterates (k-mer, count) pairs (chunk 0), or chunks of numpy arrays, of a
+// count file in file order, checked as every reader of sorted counts checks
+// it. A pair holds the GIL (it is short); a chunk releases it, and a second
+// thread reading the same stream meanwhile gets an error, as a running
+// Python generator would give it.
 class CountStream {
  public:
   CountStream(const std::string& path, size_t chunk) : in_(open_sorted_counts(path)), chunk_(chunk) {}
-  py::tuple next_pair() {
-    std::string_view kmer;
-    uint64_t count = 0;
-    bool got;
-    {
-      py::gil_scoped_release unlocked;
-      got = in_->next(kmer, count);
+  py::tuple next() {
+    if (chunk_ == 0) {
+      std::string_view kmer;
+      uint64_t count = 0;
+      if (!in_->next(kmer, count)) throw py::stop_iteration();
+      return py::make_tuple(py::str(kmer.data(), kmer.size()), count);
     }
-    if (!got) throw py::stop_iteration();
-    return py::make_tuple(py::str(kmer.data(), kmer.size()), count);
-  }
-  py::tuple next_chunk() {
+    if (reading_) throw std::runtime_error("this stream is being read by another thread");
+    reading_ = true;
     std::vector<uint64_t> packed, counts;
-    {
+    try {
       py::gil_scoped_release unlocked;
       std::string_view kmer;
       uint64_t count = 0;
@@ -108,7 +114,11 @@ class CountStream {
         packed.push_back(encode_kmer<uint64_t>(kmer));
         counts.push_back(count);
       }
+    } catch (...) {
+      reading_ = false;
+      throw;
     }
+    reading_ = false;
     if (counts.empty()) throw py::stop_iteration();
     return py::make_tuple(to_numpy(std::move(packed)), to_numpy(std::move(counts)));
   }
@@ -116,10 +126,7 @@ class CountStream {
  private:
   std::unique_ptr<SortedCounts> in_;
   size_t chunk_;
-};
-
-struct ChunkStream {
-  CountStream s;
+  bool reading_ = false;  // a chunk is being read (written and read under the GIL)
 };
 
 py::dict count(const std::vector<std::string>& inputs, const std::string& output, unsigned k, uint32_t min_count,
@@ -203,10 +210,7 @@ PYBIND11_MODULE(kmerbloom, m) {
 
   py::class_<CountStream>(m, "CountStream")
       .def("__iter__", [](CountStream& s) -> CountStream& { return s; })
-      .def("__next__", &CountStream::next_pair);
-  py::class_<ChunkStream>(m, "ChunkStream")
-      .def("__iter__", [](ChunkStream& s) -> ChunkStream& { return s; })
-      .def("__next__", [](ChunkStream& s) { return s.s.next_chunk(); });
+      .def("__next__", &CountStream::next);
   py::class_<CountFile>(m, "CountFile", "A sorted count file (TSV or KFF); look-ups need its index (kmerbloom.index)")
       .def(py::init<std::string, std::optional<std::string>>(), py::arg("path"), py::arg("index") = py::none())
       .def_property_readonly("path", &CountFile::path)
@@ -223,7 +227,7 @@ PYBIND11_MODULE(kmerbloom, m) {
       .def("__iter__", [](const CountFile& f) { return CountStream(f.path(), 0); },
            "(k-mer, count) pairs in file order, read as they are needed")
       .def(
-          "chunks", [](const CountFile& f, size_t n) { return ChunkStream{CountStream(f.path(), n)}; },
+          "chunks", [](const CountFile& f, size_t n) { return CountStream(f.path(), std::max<size_t>(n, 1)); },
           py::arg("n") = size_t{1} << 20,
           "(packed k-mers, counts) numpy arrays of up to n k-mers each, in file order (k <= 32)");
 }

@@ -1,10 +1,11 @@
 // Raw byte input for the sequence reader: opens a file (or stdin) through
 // htslib's hFILE and, when the content starts with the gzip magic, inflates it
 // with isa-l, one member after the other on the caller's thread. A BGZF
-// regular file read with inflate_threads > 1 is inflated by htslib's BGZF
-// reader on a pool of that many threads instead (bgzf_mt: blocks inflated
-// in parallel, handed back in order, each block's CRC checked; the
-// end-of-file block checked when the file is opened). Plain gzip is one
+// regular file that ends in BGZF's end-of-file block, read with
+// inflate_threads > 1, is inflated by htslib's BGZF reader on a pool of that
+// many threads instead (bgzf_mt: blocks inflated in parallel, handed back in
+// order, each block's CRC checked); any other file is read member by member,
+// whatever the threads. Plain gzip is one
 // deflate stream a member: it cannot be inflated in parallel. Private to the
 // library.
 #pragma once

@@ -53,6 +53,26 @@ same "--reads: per sequence its k-mers, those found, their share and counts, as 
 same "--reads: the TSV and the KFF file give the same table, -t 1 as -t 2" "$T/reads.tsv" "$T/reads2.tsv"
 "$KB" lookup "$T/c31.kff" --kmers "$T/ask31.txt" -t 1 -o "$T/got31.t1"
 same "--kmers: -t 1 as -t 2" "$T/got31.kff" "$T/got31.t1"
+# One record of 400 kb (every read end to end): it comes in pieces of 256 KiB
+# overlapping by k - 1 bases, and its figures add up over them.
+{ echo ">long"; awk 'NR % 4 == 2' "$T/r.fq" | tr -d '\n'; echo; printf '>name\377\nACGT\n'; } > "$T/long.fa"
+"$KB" lookup "$T/c31.kff" --reads "$T/long.fa" --counts -o "$T/long.tsv"
+python3 - "$T/c31.tsv" "$T/long.fa" > "$T/long.expect" << 'PY'
+import sys
+counts = dict((l.split("\t")[0], int(l.split("\t")[1])) for l in open(sys.argv[1]))
+comp = str.maketrans("ACGT", "TGCA")
+lines = open(sys.argv[2], "rb").read().split(b"\n")
+out = sys.stdout.buffer
+out.write(b"name\tkmers\tfound\tshare_present\tcounts\n")
+for i in range(0, len(lines) - 1, 2):
+    seq = lines[i + 1].decode().upper()
+    c = [counts.get(min(w, w.translate(comp)[::-1]), 0) for w in (seq[j:j + 31] for j in range(len(seq) - 30))
+         if set(w) <= set("ACGT")]
+    found = sum(1 for x in c if x)
+    out.write(lines[i][1:] + f"\t{len(c)}\t{found}\t{found / len(c) if c else 0:.6f}\t{','.join(map(str, c))}\n".encode())
+PY
+same "--reads: a 400 kb record in pieces gets the oracle's figures and counts" "$T/long.expect" "$T/long.tsv"
+check "--reads --json: a name that is not UTF-8 is written (replaced)" "$KB" lookup "$T/c31.kff" --reads "$T/long.fa" --json -o "$T/long.json"
 "$KB" lookup "$T/c31.kff" "$k1" --json -o "$T/one.json"
 check "--json: the k-mer and its count" test "$(json_field "$T/one.json" kmers)" = "[{'count': $c1, 'kmer': '$k1'}]"
 

@@ -5,6 +5,9 @@
 // k-mers give 0, one by one and in batches; a stale or damaged index and files
 // the index cannot take are refused with their reason.
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstring>
 
 #include <fstream>
 #include <functional>
@@ -21,6 +24,13 @@
 
 namespace kmerbloom {
 namespace {
+
+template <class T>
+T get_le(const std::string& s, size_t at) {
+  T v;
+  std::memcpy(&v, s.data() + at, sizeof v);
+  return v;
+}
 
 std::string revcomp(const std::string& s) {
   std::string r(s.rbegin(), s.rend());
@@ -154,6 +164,64 @@ TEST_F(CountIndexTest, StaleDamagedAndUnsuitableFilesAreRefused) {
   const std::string empty = write("e.tsv", "");
   build_count_index(empty, empty + ".kbi");
   EXPECT_EQ(CountIndex(empty).count("ACGT"), 0u) << "an empty set holds nothing";
+}
+
+// A forged or damaged index, its CRC made right again, is refused at open;
+// a k above 255 is refused when the index is made; KFF records whose pad
+// bits are set (readers ignore them) are found all the same.
+TEST_F(CountIndexTest, ForgedIndexesPadBitsAndLongK) {
+  std::mt19937_64 rng(9);
+  const Set s = random_set(rng, 31, 3000, true);
+  const std::string p = write_set(s, "f.kff", "kff", 31, true);
+  const CountIndexSummary built = build_count_index(p, p + ".kbi");
+  const auto slurp = [](const std::string& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string good = slurp(p + ".kbi");
+  const size_t entries = 56 + built.blocks * 8;  // after the header and the one-word keys
+  const auto forged = [&](size_t at, uint8_t value) {
+    std::string f = good;
+    f[at] = static_cast<char>(value);
+    const uint32_t crc = static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(f.data()), f.size() - 4));
+    std::memcpy(f.data() + f.size() - 4, &crc, 4);
+    write("f.kff.kbi", f);
+    try {
+      CountIndex idx(p);
+      return std::string();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(forged(entries + 12, 1).find("records do not fit k"), std::string::npos) << "record bytes";
+  EXPECT_NE(forged(entries + 14, 255).find("records do not fit k"), std::string::npos) << "count bytes";
+  EXPECT_NE(forged(13, 1).find("records do not fit k"), std::string::npos) << "a KFF index called TSV";
+  EXPECT_NE(forged(55, 0x20).find("does not fit its size"), std::string::npos) << "blocks, 2^61 more";
+  write("f.kff.kbi", good);
+
+  // Pad bits set in every record (k = 31: the first byte's top 2 bits).
+  std::string kff = slurp(p);
+  const CountIndex clean(p);
+  for (size_t b = 0; b < built.blocks; ++b) {
+    const uint64_t off = get_le<uint64_t>(good, entries + 16 * b), bytes = get_le<uint32_t>(good, entries + 16 * b + 8);
+    const unsigned rec = get_le<uint16_t>(good, entries + 16 * b + 12);
+    for (uint64_t at = off; at < off + bytes; at += rec) kff[at] = static_cast<char>(kff[at] | 0xc0);
+  }
+  const std::string q = write("pad.kff", kff);
+  build_count_index(q, q + ".kbi");
+  const CountIndex padded(q);
+  for (const auto& [kmer, count] : s) ASSERT_EQ(padded.count(kmer), count) << kmer;
+
+  const std::string longk = write("k256.tsv", std::string(256, 'A') + "\t3\n");
+  try {
+    build_count_index(longk, longk + ".kbi");
+    ADD_FAILURE() << "k = 256 indexed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("index takes k from 1 to 255"), std::string::npos) << e.what();
+  }
+  const std::string none = write_set({}, "none.kff", "kff", 31, true);
+  build_count_index(none, none + ".kbi");
+  EXPECT_THROW(CountIndex(none).count(std::string(31, 'N')), std::invalid_argument) << "letters checked when empty";
 }
 
 }  // namespace
