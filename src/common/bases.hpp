@@ -36,6 +36,16 @@ constexpr uint64_t base_codes8(uint64_t letters) {
 
 inline constexpr char kBaseChar[4] = {'A', 'C', 'G', 'T'};
 
+// Whether a k-mer of upper-case A, C, G, T is canonical: at most its reverse
+// complement, in text order (the order of the 2-bit code).
+inline bool is_canonical_text(std::string_view kmer) {
+  for (size_t i = 0, j = kmer.size(); i < kmer.size(); ++i) {
+    const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(kmer[--j])]];
+    if (kmer[i] != rc) return kmer[i] < rc;
+  }
+  return true;
+}
+
 // Number of bytes of seq that are not ACGTU (either case). Sixteen bytes at
 // a time in the compiler's vector types (SSE2 on x86-64, NEON on ARM): a
 // byte counts as a base when, upper-cased, it equals one of the five

@@ -75,7 +75,7 @@ class CheckedReader {
     if (read_ > 0 && kmer <= last_)
       in_->fail(std::string(kmer == last_ ? "k-mer repeated (" : "k-mers out of order (") + printable(kmer) +
                 " after " + printable(last_) + "): inputs must be sorted and distinct, as count writes them");
-    if (o_.canonical && !canonical(kmer))
+    if (o_.canonical && !is_canonical_text(kmer))
       in_->fail("k-mer " + printable(kmer) +
                 " is not canonical (its reverse complement is smaller): count without --no-canonical");
     if (r.count == 0) in_->fail("k-mer " + printable(kmer) + " has count 0: count files hold k-mers seen at least once");
@@ -96,15 +96,6 @@ class CheckedReader {
     std::string q(1, '\'');
     q.append(printable(text)).push_back('\'');
     return q;
-  }
-
-  // At most its reverse complement; letters already checked.
-  static bool canonical(std::string_view s) {
-    for (size_t i = 0, j = s.size(); i < s.size(); ++i) {
-      const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(s[--j])]];
-      if (s[i] != rc) return s[i] < rc;
-    }
-    return true;
   }
 
   std::unique_ptr<CountFileReader> in_;

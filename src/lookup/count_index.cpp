@@ -21,6 +21,7 @@
 #include "formats/output.hpp"
 #include "formats/sorted_counts.hpp"
 #include "kmer/kmer.hpp"
+#include "seqio/decompress.hpp"
 #include "seqio/queues.hpp"
 
 namespace kmerbloom {
@@ -40,21 +41,6 @@ void pack_text(std::string_view kmer, uint64_t* key, unsigned words) {
     key[i / 32] |= uint64_t{kBaseCode[static_cast<uint8_t>(kmer[i])]} << (62 - 2 * (i % 32));
 }
 
-bool before_or_equal(const uint64_t* a, const uint64_t* b, unsigned words) {
-  for (unsigned i = 0; i < words; ++i)
-    if (a[i] != b[i]) return a[i] < b[i];
-  return true;
-}
-
-// The canonical form in text: the smaller of kmer and its reverse complement.
-bool is_canonical(std::string_view kmer) {
-  for (size_t i = 0, j = kmer.size(); i < kmer.size(); ++i) {
-    const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(kmer[--j])]];
-    if (kmer[i] != rc) return kmer[i] < rc;
-  }
-  return true;
-}
-
 struct FileFacts {
   uint64_t bytes = 0;
   uint32_t head_crc = 0, tail_crc = 0;
@@ -62,6 +48,17 @@ struct FileFacts {
 
 uint32_t crc_of(const void* data, size_t n, uint32_t crc = 0) {
   return static_cast<uint32_t>(crc32_z(crc, static_cast<const Bytef*>(data), n));
+}
+
+// n bytes of fd at offset `at` into dst, or InputError naming the file.
+void read_exactly(int fd, char* dst, size_t n, uint64_t at, const std::string& name) {
+  for (size_t got = 0; got < n;) {
+    const ssize_t r = pread(fd, dst + got, n - got, static_cast<off_t>(at + got));
+    if (r <= 0)
+      throw InputError(name + ": cannot read at byte " + std::to_string(at + got) + ": " +
+                       (r < 0 ? std::strerror(errno) : "file ends early"));
+    got += static_cast<size_t>(r);
+  }
 }
 
 // Size and the checksums of the first and last 64 KiB of an open file.
@@ -72,17 +69,12 @@ FileFacts facts_of(int fd, const std::string& name) {
   FileFacts f;
   f.bytes = static_cast<uint64_t>(st.st_size);
   std::vector<char> buf(static_cast<size_t>(std::min(kEnds, f.bytes)));
-  const auto read_at = [&](uint64_t at) {
-    size_t got = 0;
-    while (got < buf.size()) {
-      const ssize_t n = pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(at + got));
-      if (n <= 0) throw InputError(name + ": cannot read: " + (n < 0 ? std::strerror(errno) : "file ends early"));
-      got += static_cast<size_t>(n);
-    }
+  const auto crc_at = [&](uint64_t at) {
+    read_exactly(fd, buf.data(), buf.size(), at, name);
     return crc_of(buf.data(), buf.size());
   };
-  f.head_crc = read_at(0);
-  f.tail_crc = read_at(f.bytes - buf.size());
+  f.head_crc = crc_at(0);
+  f.tail_crc = crc_at(f.bytes - buf.size());
   return f;
 }
 
@@ -119,16 +111,16 @@ CountIndexSummary build_count_index(const std::string& counts, const std::string
   const std::string name = display_name(counts);
   if (counts == "-") throw InputError("an index needs a count file, not stdin");
   FileFacts facts;
-  char magic[3] = {0, 0, 0};
+  bool kff = false;
   {
     Fd f(counts, name);
     facts = facts_of(f.fd, name);
-    if (pread(f.fd, magic, 3, 0) < 0) throw InputError(name + ": cannot read: " + std::strerror(errno));
+    detail::ByteSource source(counts, name);
+    if (source.gzip())
+      throw InputError(name + ": gzip-compressed: an index needs the plain file (gunzip it, or count into KFF)");
+    kff = starts_as_kff(source);
   }
-  if (static_cast<uint8_t>(magic[0]) == 0x1f && static_cast<uint8_t>(magic[1]) == 0x8b)
-    throw InputError(name + ": gzip-compressed: an index needs the plain file (gunzip it, or count into KFF)");
   CountIndexSummary s;
-  const bool kff = std::memcmp(magic, "KFF", 3) == 0;
   s.format = kff ? "kff" : "tsv";
   s.file_bytes = facts.bytes;
   std::optional<bool> canonical = o.canonical;
@@ -145,11 +137,18 @@ CountIndexSummary build_count_index(const std::string& counts, const std::string
                                              .kff_file_order = true});
 
   std::vector<uint64_t> keys;
-  std::vector<uint64_t> offsets, records;  // a block's first record, its records
-  std::vector<uint16_t> record_bytes;
-  std::vector<uint8_t> data_sizes;
-  uint64_t section = ~uint64_t{0}, block_bytes = 0;
+  struct Made {  // a block as it is read
+    uint64_t offset, records, section;
+    unsigned record_bytes, data_size;
+  };
+  std::vector<Made> made;
   unsigned words = 0;
+  uint64_t block_bytes = 0;
+  const auto start = [&](unsigned k) {  // the k, and what it sizes
+    s.k = k;
+    words = words_for(k);
+    block_bytes = o.block_bytes ? o.block_bytes : std::max<uint64_t>(4096, (128 * (8 * words + 16) + 4095) / 4096 * 4096);
+  };
   bool all_canonical = true;
   std::string_view kmer;
   uint64_t count = 0;
@@ -164,31 +163,22 @@ CountIndexSummary build_count_index(const std::string& counts, const std::string
   };
   while (next()) {
     const CountFileReader::Place p = *in->place();
-    if (words == 0) {
-      s.k = static_cast<unsigned>(kmer.size());
-      words = words_for(s.k);
-      block_bytes = o.block_bytes ? o.block_bytes : std::max<uint64_t>(4096, (128 * (8 * words + 16) + 4095) / 4096 * 4096);
-    }
+    if (words == 0) start(static_cast<unsigned>(kmer.size()));
     if (kff && p.record_bytes == 0)
       in->fail("blocks of several k-mers ('m' sections or max > 1): an index takes raw sections of one k-mer a block; " +
                rewrite(counts));
-    if (offsets.empty() || (kff && p.section != section) || p.offset - offsets.back() >= block_bytes) {
-      offsets.push_back(p.offset);
-      records.push_back(0);
-      record_bytes.push_back(static_cast<uint16_t>(p.record_bytes));
-      data_sizes.push_back(static_cast<uint8_t>(p.data_size));
+    if (made.empty() || (kff && p.section != made.back().section) || p.offset - made.back().offset >= block_bytes) {
+      made.push_back({p.offset, 0, p.section, p.record_bytes, p.data_size});
       keys.resize(keys.size() + words);
       pack_text(kmer, keys.data() + keys.size() - words, words);
-      section = p.section;
     }
-    ++records.back();
-    if (!kff && !o.canonical && all_canonical) all_canonical = is_canonical(kmer);
+    ++made.back().records;
+    if (!kff && !o.canonical && all_canonical) all_canonical = is_canonical_text(kmer);
   }
-  if (s.k == 0) s.k = in->declared_k();  // an empty KFF file's k
-  if (words == 0) words = words_for(s.k), block_bytes = o.block_bytes ? o.block_bytes : 4096;
+  if (words == 0) start(in->declared_k());  // no k-mers: an empty KFF file's k, or 0
   s.kmers = in->read();
   s.canonical = canonical.value_or(all_canonical);
-  s.blocks = offsets.size();
+  s.blocks = made.size();
   s.block_bytes = block_bytes;
 
   std::string out(kMagic, sizeof kMagic);
@@ -203,14 +193,14 @@ CountIndexSummary build_count_index(const std::string& counts, const std::string
   put<uint64_t>(out, s.kmers);
   put<uint64_t>(out, s.blocks);
   for (const uint64_t w : keys) put<uint64_t>(out, w);
-  for (size_t b = 0; b < offsets.size(); ++b) {
-    const uint64_t end = kff ? offsets[b] + records[b] * record_bytes[b]
-                             : (b + 1 < offsets.size() ? offsets[b + 1] : facts.bytes);
-    if (end - offsets[b] > UINT32_MAX) throw InputError(name + ": a line longer than 4 GiB");
-    put<uint64_t>(out, offsets[b]);
-    put<uint32_t>(out, static_cast<uint32_t>(end - offsets[b]));
-    put<uint16_t>(out, record_bytes[b]);
-    put<uint8_t>(out, data_sizes[b]);
+  for (size_t b = 0; b < made.size(); ++b) {
+    const Made& m = made[b];
+    const uint64_t end = kff ? m.offset + m.records * m.record_bytes : (b + 1 < made.size() ? made[b + 1].offset : facts.bytes);
+    if (end - m.offset > UINT32_MAX) throw InputError(name + ": a line longer than 4 GiB");
+    put<uint64_t>(out, m.offset);
+    put<uint32_t>(out, static_cast<uint32_t>(end - m.offset));
+    put<uint16_t>(out, static_cast<uint16_t>(m.record_bytes));
+    put<uint8_t>(out, static_cast<uint8_t>(m.data_size));
     put<uint8_t>(out, 0);
   }
   put<uint32_t>(out, crc_of(out.data(), out.size()));
@@ -288,26 +278,23 @@ CountIndex::~CountIndex() {
 
 uint64_t CountIndex::memory_bytes() const { return keys_.capacity() * 8 + blocks_.capacity() * sizeof(Block); }
 
-void CountIndex::normalize(std::string_view kmer, char* text, uint64_t* key) const {
+void CountIndex::check(std::string_view kmer) const {
+  if (s_.kmers == 0 && s_.k == 0) return;  // an empty TSV file: any k
   if (kmer.size() != s_.k)
     throw std::invalid_argument("k-mer '" + printable(kmer) + "' of " + std::to_string(kmer.size()) + " bases: " +
                                 counts_path_ + " holds " + std::to_string(s_.k) + "-mers");
+  for (const char c : kmer)
+    if (kBaseCode[static_cast<uint8_t>(c)] > 3)
+      throw std::invalid_argument("k-mer '" + printable(kmer) + "' holds a letter other than A, C, G, T");
+}
+
+void CountIndex::normalize(std::string_view kmer, char* text, uint64_t* key) const {
+  check(kmer);
   const size_t k = kmer.size();
-  int order = 0;  // text against its reverse complement: < 0, 0, > 0
-  for (size_t i = 0; i < k; ++i) {
-    const uint8_t code = kBaseCode[static_cast<uint8_t>(kmer[i])];
-    if (code > 3) throw std::invalid_argument("k-mer '" + printable(kmer) + "' holds a letter other than A, C, G, T");
-    text[i] = kBaseChar[code];
-  }
-  if (s_.canonical) {
-    for (size_t i = 0; i < k && order == 0; ++i) {
-      const char rc = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(text[k - 1 - i])]];
-      order = text[i] < rc ? -1 : text[i] > rc ? 1 : 0;
-    }
-    if (order > 0) {
-      std::reverse(text, text + k);
-      for (size_t i = 0; i < k; ++i) text[i] = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(text[i])]];
-    }
+  for (size_t i = 0; i < k; ++i) text[i] = kBaseChar[kBaseCode[static_cast<uint8_t>(kmer[i])]];
+  if (s_.canonical && !is_canonical_text(std::string_view(text, k))) {  // to its reverse complement
+    std::reverse(text, text + k);
+    for (size_t i = 0; i < k; ++i) text[i] = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(text[i])]];
   }
   pack_text(std::string_view(text, k), key, words_);
 }
@@ -316,7 +303,8 @@ size_t CountIndex::block_of(const uint64_t* key) const {
   size_t lo = 0, hi = blocks_.size();  // the last block whose first k-mer is <= key
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (before_or_equal(keys_.data() + mid * words_, key, words_)) lo = mid + 1;
+    const uint64_t* first = keys_.data() + mid * words_;
+    if (!std::lexicographical_compare(key, key + words_, first, first + words_)) lo = mid + 1;  // first <= key
     else hi = mid;
   }
   return lo == 0 ? SIZE_MAX : lo - 1;
@@ -325,14 +313,7 @@ size_t CountIndex::block_of(const uint64_t* key) const {
 void CountIndex::read_block(size_t b, std::vector<char>& buf) const {
   const Block& blk = blocks_[b];
   buf.resize(blk.bytes);
-  size_t got = 0;
-  while (got < blk.bytes) {
-    const ssize_t n = pread(fd_, buf.data() + got, blk.bytes - got, static_cast<off_t>(blk.offset + got));
-    if (n <= 0)
-      throw InputError(display_name(counts_path_) + ": cannot read at byte " + std::to_string(blk.offset + got) + ": " +
-                       (n < 0 ? std::strerror(errno) : "file ends early"));
-    got += static_cast<size_t>(n);
-  }
+  read_exactly(fd_, buf.data(), blk.bytes, blk.offset, display_name(counts_path_));
 }
 
 uint64_t CountIndex::search_loaded(size_t b, const char* text, const std::vector<char>& buf) const {
@@ -390,18 +371,11 @@ uint64_t CountIndex::search_loaded(size_t b, const char* text, const std::vector
   return 0;
 }
 
-void CountIndex::check(std::string_view kmer) const {
-  thread_local std::string text;
-  thread_local std::vector<uint64_t> key;
-  text.resize(kmer.size());
-  key.resize(words_);
-  if (s_.kmers == 0 && s_.k == 0) return;  // an empty TSV file: any k
-  normalize(kmer, text.data(), key.data());
-}
-
 uint64_t CountIndex::count(std::string_view kmer) const {
-  check(kmer);
-  if (s_.kmers == 0) return 0;
+  if (s_.kmers == 0) {
+    check(kmer);
+    return 0;
+  }
   thread_local std::string text;
   thread_local std::vector<uint64_t> key;
   text.resize(kmer.size());

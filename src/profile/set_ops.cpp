@@ -193,8 +193,9 @@ SetOpResult SetOperation::run(const SetSink& sink, PipelineProgress* progress) {
     }
     if (at.empty()) break;
     uint64_t count = 0;
-    if (combine(o_, mode, h, at, count) && (count = std::min(count, o_.cap)) >= o_.min_count &&
-        count <= o_.max_count) {
+    const bool in_result = combine(o_, mode, h, at, count);
+    count = std::min(count, o_.cap);  // before the range, as kmc_tools' -cs
+    if (in_result && count >= o_.min_count && count <= o_.max_count) {
       if (o_.presence) count = 1;
       sink(h[at[0]].kmer, count);
       ++r.kmers_out;
