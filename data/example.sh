@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../test/setup-debian.sh"
 
-kb_install "${KB_BUILD_PACKAGES[@]}"
+kb_install "${KB_BUILD_PACKAGES[@]}" "${KB_PYTHON_PACKAGES[@]}"
 kb_build "$BUILD_DIR" >/dev/null
 OUT=${OUT:-$KB_ROOT/example-output}
 mkdir -p "$OUT"

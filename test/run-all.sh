@@ -17,7 +17,7 @@ set -euo pipefail
 
 # Installed without recommends: cwltool needs python3-setuptools beside them.
 kb_install "${KB_BUILD_PACKAGES[@]}" kmc jellyfish python3 tabix time util-linux chromium snakemake multiqc cwltool \
-  python3-setuptools python3-dev pybind11-dev python3-numpy python3-pytest
+  python3-setuptools "${KB_PYTHON_PACKAGES[@]}" python3-pytest
 kb_check_tools python3 kmc kmc_tools jellyfish bgzip time setpriv chromium snakemake multiqc cwltool
 cd "$KB_ROOT"
 jobs=$(nproc)

@@ -10,6 +10,8 @@ BUILD_DIR=${BUILD_DIR:-$KB_ROOT/build}
 
 KB_BUILD_PACKAGES=(g++ cmake make pkg-config libhts-dev libisal-dev zlib1g-dev libcli11-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
+# The Python module (src/python/): built when these are there (docs/python.md).
+KB_PYTHON_PACKAGES=(python3-dev pybind11-dev python3-numpy)
 
 kb_install() {
   local missing=() p
