@@ -8,7 +8,7 @@ set -euo pipefail
 KB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$KB_ROOT/build}
 
-KB_BUILD_PACKAGES=(g++ cmake make pkg-config libhts-dev libisal-dev zlib1g-dev libcli11-dev
+KB_BUILD_PACKAGES=(g++ cmake make pkg-config libhts-dev libisal-dev libgsl-dev zlib1g-dev libcli11-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
 # The Python module (src/python/): built when these are there (docs/python.md).
 KB_PYTHON_PACKAGES=(python3-dev pybind11-dev python3-numpy)

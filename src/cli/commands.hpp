@@ -25,5 +25,6 @@ Action setup_qv(CLI::App& sub);
 Action setup_hetmers(CLI::App& sub);
 Action setup_index(CLI::App& sub);
 Action setup_lookup(CLI::App& sub);
+Action setup_profile(CLI::App& sub);
 
 }  // namespace kmerbloom::cli

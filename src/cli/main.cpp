@@ -122,6 +122,8 @@ int main(int argc, char** argv) {
   bind("index", "Index a sorted count file for random look-ups (COUNTS.kbi)", cli::setup_index);
   bind("lookup", "Counts of given k-mers, or of each sequence's k-mers, from an indexed count file",
        cli::setup_lookup);
+  bind("profile", "Genome length, heterozygosity, repeats and error rate fitted to a k-mer histogram (GenomeScope's model)",
+       cli::setup_profile);
 
   try {
     app.parse(argc, argv);

@@ -17,12 +17,6 @@ constexpr double kWidth = kLeft + kPlotW + 140, kHeight = kTop + kPlotH + 60;
 constexpr const char* kColours[kCopyRows] = {"#7f7f7f", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"};
 constexpr const char* kNames[kCopyRows] = {"read-only", "1", "2", "3", "4", ">4"};
 
-// A round step of about a sixth of v: 1, 2 or 5 times a power of ten.
-double tick_step(double v) {
-  const double raw = std::max(v / 6, 1.0), p = std::pow(10, std::floor(std::log10(raw)));
-  return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
-}
-
 }  // namespace
 
 std::string spectra_cn_svg(const QvResult& r) {

@@ -19,6 +19,11 @@ std::string strf(const char* format, ...) {
   return n < 0 ? std::string() : std::string(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
 }
 
+double tick_step(double v) {
+  const double raw = std::max(v / 6, 1.0), p = std::pow(10, std::floor(std::log10(raw)));
+  return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
 std::string figure_page(const std::string& title, const std::string& heading,
                         const std::vector<std::pair<std::string, std::string>>& rows, const std::string& svg) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +

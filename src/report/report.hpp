@@ -100,6 +100,9 @@ std::string html_escape(const std::string& text);
 // printf into a string (at most 511 bytes), for the SVG and HTML writers.
 std::string strf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
+// A round step of about a sixth of v (at least 1) for an axis: 1, 2 or 5 times a power of ten.
+double tick_step(double v);
+
 // A self-contained page of one figure: `heading`, a table of (name, value)
 // rows (names are HTML already, values are escaped), then `svg`.
 std::string figure_page(const std::string& title, const std::string& heading,

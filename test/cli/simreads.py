@@ -24,6 +24,14 @@ def genome_of(length, seed):
     return "".join(rng.choice("ACGT") for _ in range(length))
 
 
+def substituted(seq, count, rng):
+    """seq with `count` substitutions at distinct random positions."""
+    out = list(seq)
+    for pos in rng.sample(range(len(seq)), count):
+        out[pos] = rng.choice([b for b in "ACGT" if b != out[pos]])
+    return "".join(out)
+
+
 def read_from(genome, length, rng, args):
     if args.short_every and rng.randrange(args.short_every) == 0:
         length = rng.randrange(1, max(2, args.short_length))

@@ -26,10 +26,7 @@ import simreads
 T, G, rate, k = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 genome = simreads.genome_of(G, 11)
 rng = random.Random(5)
-sub = list(genome)
-for pos in rng.sample(range(G), round(rate * G)):
-    sub[pos] = rng.choice([b for b in "ACGT" if b != sub[pos]])
-sub = "".join(sub)
+sub = simreads.substituted(genome, round(rate * G), rng)
 def fasta(path, records):
     with open(path, "w") as f:
         for name, seq in records:

@@ -1,0 +1,117 @@
+// kmerbloom profile: genome length, heterozygosity, repeats, read error rate
+// and k-mer coverage fitted to a k-mer histogram (GenomeScope 2.0's model).
+#include <fstream>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "subcommand.hpp"
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "formats/histogram_file.hpp"
+#include "formats/output.hpp"
+#include "profile/genome_model.hpp"
+#include "profile/genome_plot.hpp"
+#include "report/count_summary.hpp"
+#include "report/spectrum.hpp"
+#include "report/stats.hpp"
+
+namespace kmerbloom::cli {
+namespace {
+
+struct ProfileArgs {
+  std::string input, output = "-", json, plot;
+  unsigned k = 0, ploidy = 2;
+};
+
+// A statistics file of count (JSON) or a histogram file (COUNT FREQUENCY rows).
+bool looks_like_json(const std::string& path) {
+  if (path == "-") return false;
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c))
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return c == '{';
+  return false;
+}
+
+int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
+  check_outputs_first({{"input", a.input}}, {{"-o", a.output}, {"--json", a.json}, {"--plot", a.plot}});
+  ProfileOptions o;
+  o.ploidy = a.ploidy;
+  std::vector<uint64_t> histogram;
+  if (looks_like_json(a.input)) {
+    const nlohmann::json stats = read_stats_file(a.input);
+    check_count_stats(stats, display_name(a.input));
+    auto h = stats.find("histogram");
+    if (h == stats.end() || !h->is_object() || !h->contains("rows"))
+      throw InputError(a.input + ": no histogram (histogram.rows): count with --stats keeps one; or give the --histo file");
+    try {
+      histogram = histogram_from_rows((*h)["rows"]);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(a.input + ": histogram.rows: " + e.what());
+    }
+    const SpectrumOptions so = spectrum_options_from_stats(stats, histogram);
+    o.last_row_overflow = so.last_row_overflow;
+    o.skip_row1 = so.row1_estimated;
+    o.total_kmers = so.total_kmers;
+    if (auto k = stats.find(stats_key::k); k != stats.end() && k->is_number_unsigned()) {
+      const auto sk = k->get<unsigned>();
+      if (k_option.count() && a.k != sk)
+        throw std::invalid_argument("-k " + std::to_string(a.k) + " but " + a.input + " counted " + std::to_string(sk) +
+                                    "-mers: leave -k out");
+      o.k = sk;
+    }
+  } else {
+    const HistogramFile hf = read_histogram(a.input);
+    histogram = hf.frequency;
+    o.last_row_overflow = hf.dense;  // kmerbloom's histogram ends with its overflow row
+    if (!k_option.count())
+      throw std::invalid_argument("-k is required with a histogram file (" + display_name(a.input) +
+                                  " does not say its k): give the k it was counted with");
+    o.k = a.k;
+  }
+  if (o.k == 0) o.k = a.k;
+
+  const GenomeProfile p = fit_genome_profile(histogram, o);
+  for (const auto& r : p.readings) spdlog::debug("fitted reading: {}", r);
+  for (const auto& n : p.notes) spdlog::warn("{}: {}", display_name(a.input), n);
+  if (!p.fitted) spdlog::warn("{}: not fitted: {}", display_name(a.input), p.verdict);
+  else
+    spdlog::info("genome {} (haploid), heterozygosity {:.3f}%, k-mer coverage {:.1f}x, error rate {:.3f}%, model fit {:.1f}%",
+                 format_bases(p.genome_length), 100 * p.heterozygosity, p.kmer_coverage, 100 * p.error_rate,
+                 100 * p.model_fit);
+
+  if (!a.output.empty()) {
+    OutputFile out(a.output);
+    out.write(profile_summary(p, display_name(a.input)));
+    out.commit();
+  }
+  if (!a.json.empty()) {
+    nlohmann::json j = profile_json(p);
+    j["input"] = display_name(a.input);
+    write_json(a.json, j);
+  }
+  if (!a.plot.empty()) write_profile_svg(histogram, p, display_name(a.input), a.plot);
+  return kExitOk;
+}
+
+}  // namespace
+
+Action setup_profile(CLI::App& sub) {
+  auto a = std::make_shared<ProfileArgs>();
+  sub.add_option("input", a->input,
+                 "Histogram (COUNT FREQUENCY rows: kmerbloom --histo, jellyfish histo, kmc_tools histogram, FastK "
+                 "Histex -G), or count's --stats JSON; - reads stdin")
+      ->required();
+  CLI::Option* k = sub.add_option("-k", a->k, "k-mer length the histogram was counted with (read from a stats file)")
+                       ->check(CLI::Range(1, 255));
+  sub.add_option("-p,--ploidy", a->ploidy, "Ploidy of the genome, 1 to 6")->check(CLI::Range(1, 6))->capture_default_str();
+  sub.add_option("-o,--output", a->output, "Write the summary here (GenomeScope's layout; default: stdout, \"\" for none)")
+      ->capture_default_str();
+  sub.add_option("--json", a->json, "Write the fitted model as JSON (docs/profile.md)");
+  sub.add_option("--plot", a->plot, "Write the spectrum with the fitted model and its copies as SVG");
+  return [a, k] { return run_profile(*a, *k); };
+}
+
+}  // namespace kmerbloom::cli

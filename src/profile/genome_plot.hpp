@@ -1,0 +1,21 @@
+// The fitted genome profile drawn over its spectrum: the histogram, the
+// model, its error term and each copy number's negative binomial, on a
+// linear and a log-log panel (the two plots GenomeScope draws), as one SVG.
+// Pure functions of their input, but for writing the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profile/genome_model.hpp"
+
+namespace kmerbloom {
+
+std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title);
+
+// Writes profile_svg atomically (formats/output.hpp); throws OutputError.
+void write_profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title,
+                       const std::string& path);
+
+}  // namespace kmerbloom

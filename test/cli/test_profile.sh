@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# kmerbloom profile: a diploid genome with planted heterozygosity, read at
+# 30x a haplotype with 0.5% errors, counted, and the model fitted from the
+# histogram recovers its length and heterozygosity; the statistics file and
+# jellyfish's sparse form of the histogram give the same fit; a spectrum of
+# errors alone gets a verdict, not a number; bad input is named, with no
+# output left behind.
+. "$(dirname "$0")/lib.sh"
+need python3 || { finish; exit; }
+G=200000  # haploid genome length
+HET=0.01  # planted heterozygous SNPs per base
+K=21
+
+python3 - "$SRC/test/cli" "$T" $G $HET << 'PY'
+import random, sys
+sys.path.insert(0, sys.argv[1])
+import simreads
+T, G, het = sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+hap1 = simreads.genome_of(G, 21)
+rng = random.Random(22)
+hap2 = simreads.substituted(hap1, round(het * G), rng)
+class Args: short_every = 0; error_rate = 0.005; n_every = 0
+with open(f"{T}/reads.fq", "w") as out:
+    for h, hap in enumerate((hap1, hap2)):
+        for i in range(G * 30 // 150):
+            out.write(simreads.record(f"h{h}r{i}", simreads.read_from(hap, 150, rng, Args), "fastq"))
+PY
+"$KB" count "$T/reads.fq" -k $K -c 1 -t 2 -q -o /dev/null --histo "$T/reads.histo" --stats "$T/reads.json" --no-multiqc
+
+"$KB" profile "$T/reads.histo" -k $K -p 2 --json "$T/p.json" --plot "$T/p.svg" -o "$T/summary.txt" 2> "$T/log"
+check "the profile fits the diploid spectrum" [ "$(json_field "$T/p.json" fitted)" = True ]
+within() { awk -v v="$1" -v want="$2" -v tol="$3" 'BEGIN { d = v - want; if (d < 0) d = -d; exit !(d <= tol) }'; }
+len=$(json_field "$T/p.json" genome_length)
+check "haploid length $len within 2% of $G" within "$len" $G $((G / 50))
+het=$(json_field "$T/p.json" heterozygosity)
+check "heterozygosity $het within 0.1 percentage points of $HET" within "$het" $HET 0.001
+cov=$(json_field "$T/p.json" kmer_coverage)
+# 30x of 150-base reads: (150 - 21 + 1) / 150 of it as k-mer coverage, less the k-mers errors break.
+check "k-mer coverage $cov near 30 * 130 / 150 * (1 - 0.005 * 21)" within "$cov" 23.3 1.5
+check "the summary names its properties" grep -q "^Genome Haploid Length" "$T/summary.txt"
+check "the plot holds the model" grep -q 'class="model"' "$T/p.svg"
+
+"$KB" profile "$T/reads.json" -p 2 --json "$T/s.json" -o "" 2> /dev/null
+# The same fit to 1e-6 (the optimizer starts from the total k-mers, which the
+# statistics hold beyond the histogram's overflow row).
+check "the statistics file (k from it) gives the same heterozygosity" \
+  within "$(json_field "$T/s.json" heterozygosity)" "$het" 1e-8
+awk '$2 != 0' "$T/reads.histo" > "$T/sparse.histo"  # jellyfish leaves zero rows out
+"$KB" profile "$T/sparse.histo" -k $K -p 2 --json "$T/j.json" -o "" 2> /dev/null
+check "jellyfish's sparse histogram gives the same heterozygosity" \
+  within "$(json_field "$T/j.json" heterozygosity)" "$het" 1e-8
+"$KB" profile "$T/reads.histo" -k $K -p 2 -o "$T/again.txt" 2> /dev/null
+check "the same summary again" cmp -s "$T/summary.txt" "$T/again.txt"
+
+# A spectrum of errors alone (no genomic peak): a verdict, never a number.
+awk 'BEGIN { for (c = 1; c <= 300; c++) printf "%d %d\n", c, 1e8 / (c * c * c) }' > "$T/errors.histo"
+"$KB" profile "$T/errors.histo" -k $K --json "$T/e.json" -o "$T/e.txt" 2> "$T/e.log"
+check "errors alone are not fitted" [ "$(json_field "$T/e.json" fitted)" = False ]
+check "errors alone get no genome length" [ "$(json_field "$T/e.json" genome_length)" = None ]
+check "the verdict is said on stderr" grep -q "not fitted" "$T/e.log"
+
+expect_fail "a histogram without -k" 2 "-k is required" -- "$KB" profile "$T/reads.histo"
+expect_fail "-k other than the statistics' k" 2 "counted 21-mers" -- "$KB" profile "$T/reads.json" -k 25
+expect_fail "ploidy 7" 2 "ploidy" -- "$KB" profile "$T/reads.histo" -k $K -p 7
+printf '1 100\n2 x\n' > "$T/bad.histo"
+rm -f "$T/out.json" "$T/out.txt"
+expect_fail "a malformed row is named with its line" 3 "bad.histo.*line 2" -- "$KB" profile "$T/bad.histo" -k $K \
+  --json "$T/out.json" -o "$T/out.txt"
+check "no output left after the error" [ ! -e "$T/out.json" ] && [ ! -e "$T/out.txt" ]
+finish
