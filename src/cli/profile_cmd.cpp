@@ -2,6 +2,8 @@
 // and k-mer coverage fitted to a k-mer histogram (GenomeScope 2.0's model).
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -14,6 +16,7 @@
 #include "profile/genome_model.hpp"
 #include "profile/genome_plot.hpp"
 #include "report/count_summary.hpp"
+#include "report/report.hpp"
 #include "report/spectrum.hpp"
 #include "report/stats.hpp"
 
@@ -21,9 +24,28 @@ namespace kmerbloom::cli {
 namespace {
 
 struct ProfileArgs {
-  std::string input, output = "-", json, plot;
+  std::string input, output = "-", stats, plot, sample;
   unsigned k = 0, ploidy = 2;
+  bool no_multiqc = false;
 };
+
+nlohmann::json multiqc_profile(const std::string& sample, const nlohmann::json& figures) {
+  nlohmann::json row = nlohmann::json::object();
+  for (const char* key : {"genome_length", "heterozygosity", "kmer_coverage", "error_rate", "model_fit"}) {
+    const nlohmann::json& v = figures.at(key);  // at(): a renamed key throws
+    if (!v.is_number()) continue;
+    const bool share = std::string_view(key) != "genome_length" && std::string_view(key) != "kmer_coverage";
+    row[key] = share ? 100 * v.get<double>() : v.get<double>();
+  }
+  return multiqc_general_stats_section(
+      "kmerbloom_profile", "kmerbloom profile", "genome profile fitted to the k-mer spectrum by kmerbloom profile",
+      {{"genome_length", "Genome length", "haploid genome length fitted to the k-mer spectrum", "{:,.0f}"},
+       {"heterozygosity", "% Het", "heterozygous bases (all haplotypes not agreeing), percent", "{:,.3f}"},
+       {"kmer_coverage", "k-mer cov", "k-mer coverage of one haplotype's copy", "{:,.1f}"},
+       {"error_rate", "% Read errors", "read error rate per base, percent", "{:,.3f}"},
+       {"model_fit", "% Model fit", "share of the fitted rows the model explains, percent", "{:,.1f}"}},
+      sample, row);
+}
 
 // A statistics file of count (JSON) or a histogram file (COUNT FREQUENCY rows).
 bool looks_like_json(const std::string& path) {
@@ -36,7 +58,15 @@ bool looks_like_json(const std::string& path) {
 }
 
 int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
-  check_outputs_first({{"input", a.input}}, {{"-o", a.output}, {"--json", a.json}, {"--plot", a.plot}});
+  RunClock clock;
+  std::vector<NamedPath> outs = {{"-o", a.output}, {"--stats", a.stats}, {"--plot", a.plot}};
+  std::optional<MultiqcPaths> mqc;
+  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+    mqc = multiqc_paths(a.stats, looks_like_json(a.input) ? "" : a.input);
+    if (!a.sample.empty()) mqc->sample = a.sample;
+    outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)", mqc->general_stats});
+  }
+  check_outputs_first({{"input", a.input}}, outs);
   ProfileOptions o;
   o.ploidy = a.ploidy;
   std::vector<uint64_t> histogram;
@@ -87,10 +117,17 @@ int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
     out.write(profile_summary(p, display_name(a.input)));
     out.commit();
   }
-  if (!a.json.empty()) {
-    nlohmann::json j = profile_json(p);
-    j["input"] = display_name(a.input);
-    write_json(a.json, j);
+  if (!a.stats.empty()) {
+    const nlohmann::json figures = profile_json(p);
+    const RunInfo run = run_info("profile", {a.input}, clock);
+    nlohmann::json j = {{"tool", "kmerbloom"},       {"version", KMERBLOOM_VERSION}, {"command", run.command},
+                        {"command_line", run.command_line}, {"inputs", run.inputs}};
+    j.update(figures);
+    j["wall_seconds"] = run.wall_seconds;
+    j["cpu_seconds"] = run.cpu_seconds;
+    j["peak_memory_bytes"] = run.peak_memory_bytes;
+    write_json(a.stats, j);
+    if (mqc) write_json(mqc->general_stats, multiqc_profile(mqc->sample, figures));
   }
   if (!a.plot.empty()) write_profile_svg(histogram, p, display_name(a.input), a.plot);
   return kExitOk;
@@ -109,7 +146,9 @@ Action setup_profile(CLI::App& sub) {
   sub.add_option("-p,--ploidy", a->ploidy, "Ploidy of the genome, 1 to 6")->check(CLI::Range(1, 6))->capture_default_str();
   sub.add_option("-o,--output", a->output, "Write the summary here (GenomeScope's layout; default: stdout, \"\" for none)")
       ->capture_default_str();
-  sub.add_option("--json", a->json, "Write the fitted model as JSON (docs/profile.md)");
+  sub.add_option("--stats", a->stats, "Write the fitted model and the run as JSON (docs/profile.md)");
+  sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats (default: as count names it)");
+  sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
   sub.add_option("--plot", a->plot, "Write the spectrum with the fitted model and its copies as SVG");
   return [a, k] { return run_profile(*a, *k); };
 }

@@ -27,7 +27,7 @@ with open(f"{T}/reads.fq", "w") as out:
 PY
 "$KB" count "$T/reads.fq" -k $K -c 1 -t 2 -q -o /dev/null --histo "$T/reads.histo" --stats "$T/reads.json" --no-multiqc
 
-"$KB" profile "$T/reads.histo" -k $K -p 2 --json "$T/p.json" --plot "$T/p.svg" -o "$T/summary.txt" 2> "$T/log"
+"$KB" profile "$T/reads.histo" -k $K -p 2 --stats "$T/p.json" --plot "$T/p.svg" -o "$T/summary.txt" 2> "$T/log"
 check "the profile fits the diploid spectrum" [ "$(json_field "$T/p.json" fitted)" = True ]
 within() { awk -v v="$1" -v want="$2" -v tol="$3" 'BEGIN { d = v - want; if (d < 0) d = -d; exit !(d <= tol) }'; }
 len=$(json_field "$T/p.json" genome_length)
@@ -40,13 +40,13 @@ check "k-mer coverage $cov near 30 * 130 / 150 * (1 - 0.005 * 21)" within "$cov"
 check "the summary names its properties" grep -q "^Genome Haploid Length" "$T/summary.txt"
 check "the plot holds the model" grep -q 'class="model"' "$T/p.svg"
 
-"$KB" profile "$T/reads.json" -p 2 --json "$T/s.json" -o "" 2> /dev/null
+"$KB" profile "$T/reads.json" -p 2 --stats "$T/s.json" -o "" 2> /dev/null
 # The same fit to 1e-6 (the optimizer starts from the total k-mers, which the
 # statistics hold beyond the histogram's overflow row).
 check "the statistics file (k from it) gives the same heterozygosity" \
   within "$(json_field "$T/s.json" heterozygosity)" "$het" 1e-8
 awk '$2 != 0' "$T/reads.histo" > "$T/sparse.histo"  # jellyfish leaves zero rows out
-"$KB" profile "$T/sparse.histo" -k $K -p 2 --json "$T/j.json" -o "" 2> /dev/null
+"$KB" profile "$T/sparse.histo" -k $K -p 2 --stats "$T/j.json" -o "" 2> /dev/null
 check "jellyfish's sparse histogram gives the same heterozygosity" \
   within "$(json_field "$T/j.json" heterozygosity)" "$het" 1e-8
 "$KB" profile "$T/reads.histo" -k $K -p 2 -o "$T/again.txt" 2> /dev/null
@@ -54,7 +54,7 @@ check "the same summary again" cmp -s "$T/summary.txt" "$T/again.txt"
 
 # A spectrum of errors alone (no genomic peak): a verdict, never a number.
 awk 'BEGIN { for (c = 1; c <= 300; c++) printf "%d %d\n", c, 1e8 / (c * c * c) }' > "$T/errors.histo"
-"$KB" profile "$T/errors.histo" -k $K --json "$T/e.json" -o "$T/e.txt" 2> "$T/e.log"
+"$KB" profile "$T/errors.histo" -k $K --stats "$T/e.json" -o "$T/e.txt" 2> "$T/e.log"
 check "errors alone are not fitted" [ "$(json_field "$T/e.json" fitted)" = False ]
 check "errors alone get no genome length" [ "$(json_field "$T/e.json" genome_length)" = None ]
 check "the verdict is said on stderr" grep -q "not fitted" "$T/e.log"
@@ -65,6 +65,36 @@ expect_fail "ploidy 7" 2 "ploidy" -- "$KB" profile "$T/reads.histo" -k $K -p 7
 printf '1 100\n2 x\n' > "$T/bad.histo"
 rm -f "$T/out.json" "$T/out.txt"
 expect_fail "a malformed row is named with its line" 3 "bad.histo.*line 2" -- "$KB" profile "$T/bad.histo" -k $K \
-  --json "$T/out.json" -o "$T/out.txt"
+  --stats "$T/out.json" -o "$T/out.txt"
 check "no output left after the error" [ ! -e "$T/out.json" ] && [ ! -e "$T/out.txt" ]
+
+# The CWL tool (workflows/cwl/kmerbloom-profile.cwl) writes what a direct run
+# writes; MultiQC reads the profile's custom content.
+mkdir -p "$T/direct"
+"$KB" profile "$T/reads.json" -p 2 -o "$T/direct/s1.profile.txt" --stats "$T/direct/s1.profile.json" --sample s1 -q
+if need cwltool; then
+  mkdir -p "$T/bin"
+  ln -s "$(cd "$(dirname "$KB")" && pwd)/$(basename "$KB")" "$T/bin/kmerbloom"
+  check "kmerbloom-profile.cwl is valid CWL" cwltool --quiet --validate "$SRC/workflows/cwl/kmerbloom-profile.cwl"
+  printf 'spectrum: {class: File, path: %s}\nploidy: 2\nsample: s1\n' "$T/reads.json" > "$T/job.yml"
+  if (cd "$T" && PATH=$T/bin:$PATH cwltool --quiet --no-container --outdir "$T/cwl" \
+    "$SRC/workflows/cwl/kmerbloom-profile.cwl" "$T/job.yml" > "$T/cwl.out" 2> "$T/cwl.err"); then
+    ok "cwltool runs kmerbloom-profile.cwl"
+    tail -n +3 "$T/cwl/s1.profile.txt" > "$T/cwl.txt"  # line 2 names the input, staged elsewhere
+    tail -n +3 "$T/direct/s1.profile.txt" > "$T/direct.txt"
+    same "cwl: the summary equals a direct run's" "$T/cwl.txt" "$T/direct.txt"
+    check "cwl: the output record lists the plot and the MultiQC file" \
+      eval "grep -q '\"basename\": \"s1.profile.svg\"' '$T/cwl.out' && grep -q '\"basename\": \"s1.profile_mqc.json\"' '$T/cwl.out'"
+  else
+    bad "cwltool kmerbloom-profile.cwl failed: $(tail -5 "$T/cwl.err")"
+  fi
+fi
+if need multiqc; then
+  (cd "$T/direct" && multiqc -f . -o mqc > mqc.out 2>&1) || bad "multiqc failed: $(tail -5 "$T/direct/mqc.out")"
+  len=$(json_field "$T/direct/s1.profile.json" genome_length)
+  check "MultiQC's general statistics hold sample s1's genome length ($len)" \
+    awk -F'\t' -v want="$len" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /genome_length$/) c = i }
+      $1 == "s1" && c && ($c - want < 1 && want - $c < 1) { f = 1 } END { exit !f }' \
+    "$T/direct/mqc/multiqc_data/multiqc_general_stats.txt"
+fi
 finish

@@ -106,15 +106,21 @@ assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, 
     same "union of one sample's filter is that filter" "$R/all_samples.kbf" "$T/direct.kbf"
   fi
 
-  # Genome profiling after the count: an assembly's QV, and a set operation
-  # between two samples; each equal to the same subcommand run directly.
+  # Genome profiling after the count: the genome profile, an assembly's QV,
+  # and a set operation between two samples; each equal to the same
+  # subcommand run directly.
   R=$T/wf5/results
   head -n 4000 "$T/ex.fq" > "$T/half.fq"
   awk 'NR % 4 == 2 && NR < 400 { print ">c" NR; print }' "$T/ex.fq" > "$T/asm.fa"
   if SAMPLES_TSV="sample\treads\nex\t$EX\nhalf\t$T/half.fq\n" run_snakemake "$T/wf5" \
     "qv={'assemblies': {'ex': '$T/asm.fa'}}" "sets={'only_ex': {'op': 'diff', 'samples': ['ex', 'half']}}" \
-    "hetmers={'enabled': True}"; then
+    "hetmers={'enabled': True}" "profile={'enabled': True, 'ploidy': 1}"; then
     "$KB" hetmers "$T/direct.tsv" -o "$T/direct-het" -q
+    (cd "$T/wf5" && "$KB" profile results/ex/ex.stats.json -p 1 -o "$T/direct.profile.txt" -q)
+    same "workflow profile equals a direct kmerbloom profile of its statistics" "$R/ex/ex.profile.txt" \
+      "$T/direct.profile.txt"
+    check "workflow profile fitted the spectrum, with MultiQC content beside it" \
+      eval "grep -q 'verdict = fitted' '$R/ex/ex.profile.txt' && test -s '$R/ex/ex.profile_mqc.json'"
     same "workflow hetmers equals a direct kmerbloom hetmers" "$R/ex/ex.smu" "$T/direct-het.smu"
     "$KB" count "$EX" -k 31 -c 1 --format kff -o "$T/all.kff" -t 2 -q
     "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/direct-qv" -q
