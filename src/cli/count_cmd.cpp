@@ -14,6 +14,8 @@
 #include "formats/histogram_file.hpp"
 #include "cli/progress.hpp"
 #include "seqio/paths.hpp"
+#include "profile/genome_model.hpp"
+#include "profile/genome_plot.hpp"
 #include "report/report.hpp"
 #include "report/spectrum.hpp"
 
@@ -31,6 +33,7 @@ struct CountArgs {
   bool one_pass_retired = false;
   std::string partition;
   std::string report, plot;
+  unsigned ploidy = 0;  // --ploidy: fit the genome profile into --stats and --report
   ProgressFlags progress;
   std::string sample;
   bool no_multiqc = false;
@@ -110,7 +113,7 @@ void settle_options(CountArgs& a) {
 // The statistics, their MultiQC files, the report and the plot.
 void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& clock,
                      const std::vector<std::string>& pass_names) {
-  if (a.stats.empty() && a.report.empty() && a.plot.empty()) return;
+  if (a.stats.empty() && a.report.empty() && a.plot.empty() && !a.ploidy) return;
   // The spectrum, analysed once for the statistics, the report and the plot:
   // the last row holds every count above --histo-max, row 1 may be estimated.
   SpectrumOptions so;
@@ -119,8 +122,19 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
   const SpectrumAnalysis spectrum = analyze_spectrum(r.histogram, so);
   if (!spectrum.reliable)
     for (const std::string& w : spectrum.warnings) spdlog::warn("warning: the k-mer spectrum is not reliable: {}", w);
-  const nlohmann::json stats =
+  nlohmann::json stats =
       count_stats_json(run_info("count", a.opt.inputs, clock), a.opt, r, spectrum, pass_names, run_warnings(a, r));
+  std::string profile_section;
+  if (a.ploidy) {
+    const GenomeProfile p = fit_genome_profile(r.histogram, profile_options_from_stats(stats, r.histogram, a.ploidy));
+    stats["profile"] = profile_json(p);
+    if (!a.report.empty()) profile_section = profile_report_section(r.histogram, p);
+    if (p.fitted)
+      spdlog::info("genome profile (ploidy {}): {} haploid, heterozygosity {:.3f}%, k-mer coverage {:.1f}x, model fit {:.1f}%",
+                   a.ploidy, format_bases(p.genome_length), 100 * p.heterozygosity, p.kmer_coverage, 100 * p.model_fit);
+    else
+      spdlog::warn("warning: genome profile (ploidy {}) not fitted: {}", a.ploidy, p.verdict);
+  }
   if (!a.stats.empty()) write_json(a.stats, stats);
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
     MultiqcPaths mqc = multiqc_paths(a.stats, a.histo, a.opt.inputs);
@@ -128,7 +142,7 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
     write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
     write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
   }
-  if (!a.report.empty()) write_report_html(stats, r.histogram, spectrum, a.report);
+  if (!a.report.empty()) write_report_html(stats, r.histogram, spectrum, a.report, profile_section);
   if (!a.plot.empty()) write_spectrum_svg(stats, r.histogram, spectrum, a.plot);
 }
 
@@ -200,6 +214,10 @@ Action setup_count(CLI::App& sub) {
   sub.add_option("--report", a->report,
                  "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot as SVG");
+  sub.add_option("--ploidy", a->ploidy,
+                 "Fit the genome profile at this ploidy (1 to 6) into --stats (\"profile\") and --report, as kmerbloom "
+                 "profile does")
+      ->check(CLI::Range(1, 6));
   add_progress_flags(sub, a->progress);
   sub.add_option("--expected", a->opt.expected_kmers, "Expected number of distinct k-mers (sizes the tables)");
   // Retired: the exact count reads the input once at the same cost; the flag

@@ -9,6 +9,8 @@
 #include "subcommand.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "profile/genome_model.hpp"
+#include "profile/genome_plot.hpp"
 #include "report/count_summary.hpp"
 #include "report/report.hpp"
 #include "report/spectrum.hpp"
@@ -67,7 +69,17 @@ int run_report(ReportArgs a) {
   if (!any) spdlog::warn("{}: no histogram (histogram.rows): the report has no spectrum; give --histo PATH", a.stats);
 
   const SpectrumAnalysis s = analyze_stats_spectrum(stats, histogram);  // once, for the page, the plot and the log
-  if (!a.output.empty()) write_report_html(stats, histogram, s, a.output);
+  // A count run with --ploidy fitted the genome profile: drawn from what it
+  // fitted, as count's own report drew it.
+  std::string profile_section;
+  if (auto p = stats.find("profile"); any && p != stats.end()) {
+    try {
+      profile_section = profile_report_section(histogram, profile_from_json(*p));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(a.stats + ": " + e.what());
+    }
+  }
+  if (!a.output.empty()) write_report_html(stats, histogram, s, a.output, profile_section);
   if (!a.plot.empty()) write_spectrum_svg(stats, histogram, s, a.plot);
   if (any) {
     if (s.has_peak)

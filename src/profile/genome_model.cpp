@@ -13,6 +13,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 
 #include "common/format.hpp"
+#include "report/count_summary.hpp"
 #include "report/spectrum.hpp"
 
 namespace kmerbloom {
@@ -371,6 +372,18 @@ GenomeProfile fit_genome_profile(const std::vector<uint64_t>& histogram, const P
   return out;
 }
 
+ProfileOptions profile_options_from_stats(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                                          unsigned ploidy) {
+  const SpectrumOptions so = spectrum_options_from_stats(stats, histogram);
+  ProfileOptions o;
+  o.ploidy = ploidy;
+  o.last_row_overflow = so.last_row_overflow;
+  o.skip_row1 = so.row1_estimated;
+  o.total_kmers = so.total_kmers;
+  if (auto k = stats.find(stats_key::k); k != stats.end() && k->is_number_unsigned()) o.k = k->get<unsigned>();
+  return o;
+}
+
 nlohmann::json profile_json(const GenomeProfile& p) {
   using nlohmann::json;
   auto num = [&](double v) { return p.fitted ? json(v) : json(nullptr); };
@@ -392,7 +405,45 @@ nlohmann::json profile_json(const GenomeProfile& p) {
               {"error_rate", num(p.error_rate)},
               {"model_fit", num(p.model_fit)},
               {"rows_fitted", json::array({p.fit_first, p.fit_last})},
+              {"model_length", num(p.model_length)},
+              {"error_term", p.fitted ? json{{"amplitude", p.error_amplitude}, {"slope", p.error_slope}} : json(nullptr)},
               {"notes", p.notes}};
+}
+
+GenomeProfile profile_from_json(const nlohmann::json& j) {
+  GenomeProfile p;
+  try {
+    p.k = j.at("k").get<unsigned>();
+    p.ploidy = j.at("ploidy").get<unsigned>();
+    p.fitted = j.at("fitted").get<bool>();
+    p.verdict = j.at("verdict").get<std::string>();
+    if (p.ploidy == 0 || p.ploidy > kMaxProfilePloidy) throw std::invalid_argument("ploidy must be 1 to 6");
+    const auto& rows = j.at("rows_fitted");
+    p.fit_first = rows.at(0).get<uint64_t>();
+    p.fit_last = rows.at(1).get<uint64_t>();
+    if (p.fit_last > (uint64_t{1} << 24)) throw std::invalid_argument("rows_fitted beyond any histogram");
+    if (!p.fitted) return p;
+    p.genome_length = j.at("genome_length").get<double>();
+    p.genome_length_low = j.at("genome_length_range").at(0).get<double>();
+    p.genome_length_high = j.at("genome_length_range").at(1).get<double>();
+    p.unique_length = j.at("unique_length").get<double>();
+    p.repeat_length = j.at("repeat_length").get<double>();
+    p.heterozygosity = p.ploidy > 1 ? j.at("heterozygosity").get<double>() : 0;
+    p.kmer_coverage = j.at("kmer_coverage").get<double>();
+    p.bias = j.at("bias").get<double>();
+    p.duplication = j.at("duplication").get<double>();
+    p.error_rate = j.at("error_rate").get<double>();
+    p.model_fit = j.at("model_fit").get<double>();
+    p.model_length = j.at("model_length").get<double>();
+    p.error_amplitude = j.at("error_term").at("amplitude").get<double>();
+    p.error_slope = j.at("error_term").at("slope").get<double>();
+    p.multiplicity.assign(1, 0.0);
+    for (const auto& q : j.at("multiplicity")) p.multiplicity.push_back(q.get<double>());
+    if (p.multiplicity.size() != p.ploidy + 1u) throw std::invalid_argument("multiplicity must hold ploidy shares");
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("profile: ") + e.what());
+  }
+  return p;
 }
 
 std::string profile_summary(const GenomeProfile& p, const std::string& input) {

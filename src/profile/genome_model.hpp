@@ -82,8 +82,19 @@ struct GenomeProfile {
 // of range (k 0 or above 255, ploidy 0 or above 6).
 GenomeProfile fit_genome_profile(const std::vector<uint64_t>& histogram, const ProfileOptions& options);
 
-// The "profile" object of --json (docs/profile.md); figures null when not fitted.
+// What count's statistics say about their histogram (k, overflow row and
+// total k-mers, an estimated row 1), at this ploidy.
+ProfileOptions profile_options_from_stats(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
+                                          unsigned ploidy);
+
+// The figures of profile --stats and of count's "profile" object
+// (docs/profile.md); null when not fitted.
 nlohmann::json profile_json(const GenomeProfile& p);
+
+// The profile back from profile_json, to draw it again (report): the fitted
+// parameters and figures; throws std::invalid_argument naming a missing or
+// mistyped key.
+GenomeProfile profile_from_json(const nlohmann::json& j);
 
 // The summary in GenomeScope's text layout: property, min, max.
 std::string profile_summary(const GenomeProfile& p, const std::string& input);

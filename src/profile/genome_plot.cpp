@@ -73,9 +73,8 @@ std::string axes(const Panel& pn, const char* heading) {
 }  // namespace
 
 std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title) {
-  // Across: the rows fitted (or 100 without a fit), below the overflow row.
-  const uint64_t last = histogram.size() > 2 ? histogram.size() - 2 : 1;
-  const uint64_t xmax = std::max<uint64_t>(std::min<uint64_t>(p.fit_last ? p.fit_last : 100, last), 10);
+  // Across: the rows fitted (or 100 without a fit); rows past the histogram are zeros.
+  const uint64_t xmax = std::max<uint64_t>(p.fit_last ? p.fit_last : 100, 10);
   const auto f = [&](uint64_t x) { return x < histogram.size() ? static_cast<double>(histogram[x]) : 0.0; };
   // Up (linear): the highest genomic row, so the errors at count 1 do not flatten the rest.
   double ymax = 1, ylog = 1;
@@ -125,6 +124,29 @@ std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProf
   svg += strf("<text x=\"%.0f\" y=\"%.0f\" class=\"verdict\">", kLeft, y + 24) + html_escape(line) + "</text>\n";
   svg += "</svg>\n";
   return svg;
+}
+
+std::string profile_report_section(const std::vector<uint64_t>& histogram, const GenomeProfile& p) {
+  std::string s = "<section>\n<h2>Genome profile</h2>\n";
+  s += "<p>GenomeScope 2.0's model fitted to the spectrum at ploidy " + std::to_string(p.ploidy) +
+       " (<code>kmerbloom profile</code>, docs/profile.md): " + html_escape(p.verdict) + ".</p>\n";
+  if (p.fitted) {
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"Haploid genome length", format_count(static_cast<uint64_t>(std::llround(p.genome_length))) + " bp (" +
+                                      format_count(static_cast<uint64_t>(std::llround(p.genome_length_low))) + " to " +
+                                      format_count(static_cast<uint64_t>(std::llround(p.genome_length_high))) + ")"},
+        {"Unique length", format_count(static_cast<uint64_t>(std::llround(p.unique_length))) + " bp"},
+        {"Repeat length", format_count(static_cast<uint64_t>(std::llround(p.repeat_length))) + " bp"},
+        {"Heterozygosity", p.ploidy > 1 ? strf("%.3f%%", 100 * p.heterozygosity) : std::string("haploid")},
+        {"k-mer coverage", strf("%.2fx", p.kmer_coverage)},
+        {"Read error rate", strf("%.3f%%", 100 * p.error_rate)},
+        {"Model fit", strf("%.1f%%", 100 * p.model_fit)}};
+    s += "<table>\n";
+    for (const auto& [name, value] : rows) s += "<tr><th>" + name + "</th><td>" + html_escape(value) + "</td></tr>\n";
+    s += "</table>\n";
+  }
+  s += profile_svg(histogram, p, "the reads") + "</section>\n";
+  return s;
 }
 
 void write_profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title,

@@ -14,6 +14,10 @@ namespace kmerbloom {
 
 std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title);
 
+// The report's section (report_html's extra_sections): the figures as a
+// table, the verdict, and the plot.
+std::string profile_report_section(const std::vector<uint64_t>& histogram, const GenomeProfile& p);
+
 // Writes profile_svg atomically (formats/output.hpp); throws OutputError.
 void write_profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title,
                        const std::string& path);

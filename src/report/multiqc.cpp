@@ -95,6 +95,11 @@ nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::
     row["spectrum"] = spectrum.value("reliable", false) ? "reliable" : "not reliable";
   if (spectrum.value("error_trough", nlohmann::json()).is_number() && spectrum.contains("error_kmers_distinct_share"))
     row["error_share"] = 100.0 * spectrum["error_kmers_distinct_share"].get<double>();
+  // The genome profile, when count fitted one (--ploidy) and it fitted.
+  if (const auto p = stats.find("profile"); p != stats.end() && p->is_object() && p->value("fitted", false)) {
+    row["profile_genome_length"] = p->at("genome_length");
+    if (p->at("heterozygosity").is_number()) row["profile_heterozygosity"] = 100.0 * p->at("heterozygosity").get<double>();
+  }
   return multiqc_general_stats_section(
       "kmerbloom", "kmerbloom", "k-mer counts and spectrum from kmerbloom count",
       {{stats_key::reads, "Reads", "reads read", "{:,.0f}"},
@@ -103,6 +108,8 @@ nlohmann::json multiqc_general_stats(const std::string& sample, const nlohmann::
        {"genome_size", "Genome size", "genome size estimated from the k-mer spectrum, bases", "{:,.0f}"},
        {"peak_coverage", "k-mer coverage", "coverage at the main peak of the k-mer spectrum", "{:,.1f}"},
        {"error_share", "% error k-mers", "share of distinct k-mers below the error trough", "{:,.1f}"},
+       {"profile_genome_length", "Genome length", "haploid genome length of the fitted genome model (count --ploidy)", "{:,.0f}"},
+       {"profile_heterozygosity", "% Het", "heterozygosity of the fitted genome model, percent", "{:,.3f}"},
        {"spectrum", "Spectrum", "reliable, or not reliable for a genome size (the statistics say why)", nullptr}},
       sample, row);
 }

@@ -540,7 +540,8 @@ std::string report_html(const json& stats, const std::vector<uint64_t>& histogra
   return report_html(stats, histogram, analyze_stats_spectrum(stats, histogram));
 }
 
-std::string report_html(const json& stats, const std::vector<uint64_t>& histogram, const SpectrumAnalysis& a) {
+std::string report_html(const json& stats, const std::vector<uint64_t>& histogram, const SpectrumAnalysis& a,
+                        const std::string& extra_sections) {
   Html h;
   h.s =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -558,6 +559,7 @@ std::string report_html(const json& stats, const std::vector<uint64_t>& histogra
   h.s += "<p class=\"sub\">" + sub + "</p>\n";
   summary_section(h, stats, a);
   spectrum_section(h, stats, histogram, a);
+  h.s += extra_sections;
   bloom_section(h, stats);
   resources_section(h, stats);
   h.s +=
@@ -567,9 +569,9 @@ std::string report_html(const json& stats, const std::vector<uint64_t>& histogra
 }
 
 void write_report_html(const json& stats, const std::vector<uint64_t>& histogram, const SpectrumAnalysis& a,
-                       const std::string& path) {
+                       const std::string& path, const std::string& extra_sections) {
   OutputFile out(path);
-  out.write(report_html(stats, histogram, a));
+  out.write(report_html(stats, histogram, a, extra_sections));
   out.commit();
 }
 

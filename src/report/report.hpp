@@ -41,14 +41,17 @@ SpectrumAnalysis analyze_stats_spectrum(const nlohmann::json& stats, const std::
 // table when the spectrum has a peak. An empty histogram gives a page without
 // the spectrum section but a note saying how to get it. The overload without
 // an analysis makes it with analyze_stats_spectrum.
+// extra_sections: HTML of sections made elsewhere (the genome profile),
+// placed after the spectrum.
 std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
-                        const SpectrumAnalysis& analysis);
+                        const SpectrumAnalysis& analysis, const std::string& extra_sections = "");
 std::string report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram);
 
 // report_html / spectrum_svg written to path ("-" = stdout); without an
 // analysis they make one with analyze_stats_spectrum.
 void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
-                       const SpectrumAnalysis& analysis, const std::string& path);
+                       const SpectrumAnalysis& analysis, const std::string& path,
+                       const std::string& extra_sections = "");
 void write_spectrum_svg(const nlohmann::json& stats, const std::vector<uint64_t>& histogram,
                         const SpectrumAnalysis& analysis, const std::string& path);
 void write_report_html(const nlohmann::json& stats, const std::vector<uint64_t>& histogram, const std::string& path);

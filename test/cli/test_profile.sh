@@ -68,6 +68,24 @@ expect_fail "a malformed row is named with its line" 3 "bad.histo.*line 2" -- "$
   --stats "$T/out.json" -o "$T/out.txt"
 check "no output left after the error" [ ! -e "$T/out.json" ] && [ ! -e "$T/out.txt" ]
 
+# count --ploidy: the same fit in count's statistics, its MultiQC row and report,
+# and `report` draws the same section from the statistics later.
+"$KB" count "$T/reads.fq" -k $K -c 1 -t 2 -q -o /dev/null --ploidy 2 --stats "$T/c.json" --report "$T/c.html"
+check "count --ploidy: the statistics' profile is profile's own fit" python3 -c '
+import json, sys
+a, b = json.load(open(sys.argv[1]))["profile"], json.load(open(sys.argv[2]))
+assert a["fitted"] and all(a[k] == b[k] for k in ("genome_length", "heterozygosity", "kmer_coverage")), (a, b)
+' "$T/c.json" "$T/s.json"
+check "count --ploidy: MultiQC's row holds the genome length and heterozygosity" python3 -c '
+import json, sys
+row = json.load(open(sys.argv[1]))["data"]["reads"]
+assert row["profile_genome_length"] > 0 and 0.9 < row["profile_heterozygosity"] < 1.1, row
+' "$T/c_mqc.json"
+check "count --ploidy: the report has the genome profile" grep -q "<h2>Genome profile</h2>" "$T/c.html"
+"$KB" report "$T/c.json" -o "$T/r.html" 2> /dev/null
+section() { sed -n '/<h2>Genome profile/,/<\/section>/p' "$1"; }
+check "report draws the same genome profile from the statistics" cmp -s <(section "$T/c.html") <(section "$T/r.html")
+
 # The CWL tool (workflows/cwl/kmerbloom-profile.cwl) writes what a direct run
 # writes; MultiQC reads the profile's custom content.
 mkdir -p "$T/direct"

@@ -168,9 +168,17 @@ TEST(GenomeModel, ModelIsTheSumOfItsTerms) {
   const nlohmann::json j = profile_json(p);
   EXPECT_EQ(j.at("ploidy"), 2);
   EXPECT_DOUBLE_EQ(j.at("genome_length").get<double>(), p.genome_length);
-  const std::string svg = profile_svg(simulate(s).histogram, p, "sample");
+  const std::vector<uint64_t> h = simulate(s).histogram;
+  const std::string svg = profile_svg(h, p, "sample");
   EXPECT_NE(svg.find("class=\"model\""), std::string::npos);
   EXPECT_EQ(svg.find("nan"), std::string::npos);
+  // Back from the JSON (the report draws count's fit from its statistics): the same drawing.
+  const GenomeProfile back = profile_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(profile_svg(h, back, "sample"), svg);
+  EXPECT_EQ(profile_summary(back, "x"), profile_summary(p, "x"));
+  nlohmann::json broken = j;
+  broken.erase("error_term");
+  EXPECT_THROW(profile_from_json(broken), std::invalid_argument);
 }
 
 }  // namespace
