@@ -1,5 +1,6 @@
 // kmerbloom profile: genome length, heterozygosity, repeats, read error rate
 // and k-mer coverage fitted to a k-mer histogram (GenomeScope 2.0's model).
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -24,7 +25,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct ProfileArgs {
-  std::string input, output = "-", stats, plot, sample;
+  std::string input, output = "-", stats, plot, sample, hetmers;
   unsigned k = 0, ploidy = 2;
   bool no_multiqc = false;
 };
@@ -57,7 +58,55 @@ bool looks_like_json(const std::string& path) {
   return false;
 }
 
-int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
+// What hetmers' densest smudge says beside the fit: its ploidy and the
+// haploid coverage it implies, and whether they agree with the fit.
+struct SmudgeSays {
+  unsigned ploidy = 0;
+  std::string structure, note;
+  double haploid_coverage = 0;
+};
+
+SmudgeSays read_hetmers_stats(const std::string& path) {
+  const nlohmann::json j = read_stats_file(path);
+  SmudgeSays s;
+  try {
+    if (j.value("command", "") != "hetmers") throw InputError(path + ": not the statistics of kmerbloom hetmers (--stats)");
+    const nlohmann::json& peak = j.at("smudge_peak");
+    s.note = peak.at("note").get<std::string>();
+    if (peak.at("ploidy").is_number_unsigned()) {
+      s.ploidy = peak.at("ploidy").get<unsigned>();
+      s.structure = peak.at("structure").get<std::string>();
+      s.haploid_coverage = peak.at("haploid_coverage").get<double>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": smudge_peak: " + e.what());
+  }
+  return s;
+}
+
+nlohmann::json compare_with_smudge(const SmudgeSays& h, const GenomeProfile& p, std::vector<std::string>& notes) {
+  nlohmann::json j = {{"ploidy", h.ploidy ? nlohmann::json(h.ploidy) : nlohmann::json()},
+                      {"structure", h.ploidy ? nlohmann::json(h.structure) : nlohmann::json()},
+                      {"haploid_coverage", h.ploidy ? nlohmann::json(h.haploid_coverage) : nlohmann::json()}};
+  bool agrees = h.ploidy != 0 && p.fitted;
+  if (!h.ploidy) notes.push_back("the het-mer pairs suggest no ploidy (" + h.note + ")");
+  if (h.ploidy && h.ploidy != p.ploidy) {
+    agrees = false;
+    notes.push_back("the het-mer pairs' densest smudge (" + h.structure + ") suggests ploidy " + std::to_string(h.ploidy) +
+                    ", the model was fitted at " + std::to_string(p.ploidy) + ": fit at " + std::to_string(h.ploidy) +
+                    " too, and compare the model fits");
+  }
+  if (h.ploidy && p.fitted && std::abs(h.haploid_coverage / p.kmer_coverage - 1) > 0.15) {
+    agrees = false;
+    notes.push_back("the smudge's haploid coverage (" + std::to_string(h.haploid_coverage) +
+                    "x) is not the fitted k-mer coverage (" + std::to_string(p.kmer_coverage) +
+                    "x): one of them read the peak at another copy number");
+  }
+  j["agrees"] = agrees;
+  return j;
+}
+
+int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& ploidy_option) {
   RunClock clock;
   std::vector<NamedPath> outs = {{"-o", a.output}, {"--stats", a.stats}, {"--plot", a.plot}};
   std::optional<MultiqcPaths> mqc;
@@ -66,7 +115,15 @@ int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
     if (!a.sample.empty()) mqc->sample = a.sample;
     outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)", mqc->general_stats});
   }
-  check_outputs_first({{"input", a.input}}, outs);
+  check_outputs_first({{"input", a.input}, {"--hetmers", a.hetmers}}, outs);
+  std::optional<SmudgeSays> smudge;
+  if (!a.hetmers.empty()) {
+    smudge = read_hetmers_stats(a.hetmers);
+    if (!ploidy_option.count() && smudge->ploidy) {
+      a.ploidy = smudge->ploidy;
+      spdlog::info("ploidy {}: the het-mer pairs' densest smudge is {} ({})", a.ploidy, smudge->structure, a.hetmers);
+    }
+  }
   ProfileOptions o;
   o.ploidy = a.ploidy;
   std::vector<uint64_t> histogram;
@@ -103,7 +160,9 @@ int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
   }
   if (o.k == 0) o.k = a.k;
 
-  const GenomeProfile p = fit_genome_profile(histogram, o);
+  GenomeProfile p = fit_genome_profile(histogram, o);
+  nlohmann::json smudge_json;
+  if (smudge) smudge_json = compare_with_smudge(*smudge, p, p.notes);
   for (const auto& r : p.readings) spdlog::debug("fitted reading: {}", r);
   for (const auto& n : p.notes) spdlog::warn("{}: {}", display_name(a.input), n);
   if (!p.fitted) spdlog::warn("{}: not fitted: {}", display_name(a.input), p.verdict);
@@ -123,6 +182,7 @@ int run_profile(const ProfileArgs& a, const CLI::Option& k_option) {
     nlohmann::json j = {{"tool", "kmerbloom"},       {"version", KMERBLOOM_VERSION}, {"command", run.command},
                         {"command_line", run.command_line}, {"inputs", run.inputs}};
     j.update(figures);
+    if (smudge) j["hetmers"] = smudge_json;
     j["wall_seconds"] = run.wall_seconds;
     j["cpu_seconds"] = run.cpu_seconds;
     j["peak_memory_bytes"] = run.peak_memory_bytes;
@@ -143,14 +203,20 @@ Action setup_profile(CLI::App& sub) {
       ->required();
   CLI::Option* k = sub.add_option("-k", a->k, "k-mer length the histogram was counted with (read from a stats file)")
                        ->check(CLI::Range(1, 255));
-  sub.add_option("-p,--ploidy", a->ploidy, "Ploidy of the genome, 1 to 6")->check(CLI::Range(1, 6))->capture_default_str();
+  CLI::Option* ploidy =
+      sub.add_option("-p,--ploidy", a->ploidy, "Ploidy of the genome, 1 to 6 (default: the --hetmers smudge's, else 2)")
+          ->check(CLI::Range(1, 6))
+          ->capture_default_str();
+  sub.add_option("--hetmers", a->hetmers,
+                 "Statistics of kmerbloom hetmers (--stats) on the same reads: their ploidy unless -p is given, and "
+                 "whether the smudge and the fit agree");
   sub.add_option("-o,--output", a->output, "Write the summary here (GenomeScope's layout; default: stdout, \"\" for none)")
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write the fitted model and the run as JSON (docs/profile.md)");
   sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats (default: as count names it)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
   sub.add_option("--plot", a->plot, "Write the spectrum with the fitted model and its copies as SVG");
-  return [a, k] { return run_profile(*a, *k); };
+  return [a, k, ploidy] { return run_profile(*a, *k, *ploidy); };
 }
 
 }  // namespace kmerbloom::cli

@@ -68,6 +68,21 @@ expect_fail "a malformed row is named with its line" 3 "bad.histo.*line 2" -- "$
   --stats "$T/out.json" -o "$T/out.txt"
 check "no output left after the error" [ ! -e "$T/out.json" ] && [ ! -e "$T/out.txt" ]
 
+# With hetmers' statistics: their ploidy when -p is not given, and a word
+# when the smudge and the fit disagree.
+"$KB" count "$T/reads.fq" -k $K -t 2 -q -o "$T/solid.tsv"
+"$KB" hetmers "$T/solid.tsv" -o "$T/het" --stats "$T/het.json" -t 2 -q
+check "hetmers says AB (ploidy 2) for the diploid reads" [ "$(json_field "$T/het.json" smudge_peak.ploidy)" = 2 ]
+"$KB" profile "$T/reads.json" --hetmers "$T/het.json" --stats "$T/h.json" -o "" 2> "$T/h.log"
+check "the fit takes hetmers' ploidy" [ "$(json_field "$T/h.json" ploidy)" = 2 ]
+check "the smudge and the fit agree (ploidy, and the smudge's haploid coverage is the fitted k-mer coverage)" \
+  [ "$(json_field "$T/h.json" hetmers.agrees)" = True ]
+"$KB" profile "$T/reads.json" -p 3 --hetmers "$T/het.json" --stats "$T/h3.json" -o "" 2> "$T/h3.log"
+check "fitted at 3 against an AB smudge: they disagree, and stderr says so" \
+  eval "[ \"\$(json_field '$T/h3.json' hetmers.agrees)\" = False ] && grep -q 'suggests ploidy 2' '$T/h3.log'"
+expect_fail "--hetmers with a count's statistics" 3 "not the statistics of kmerbloom hetmers" -- \
+  "$KB" profile "$T/reads.json" --hetmers "$T/reads.json" -o ""
+
 # count --ploidy: the same fit in count's statistics, its MultiQC row and report,
 # and `report` draws the same section from the statistics later.
 "$KB" count "$T/reads.fq" -k $K -c 1 -t 2 -q -o /dev/null --ploidy 2 --stats "$T/c.json" --report "$T/c.html"
