@@ -20,7 +20,7 @@ namespace kmerbloom {
 namespace {
 
 // The parameters the optimizer moves, all unconstrained: logs of the positive
-// ones, the logit of d, and the logits of the occurrence shares m * q[m] / p
+// ones, the logit of d / kMaxDuplication, and the logits of the occurrence shares m * q[m] / p
 // of m = 1 .. p-1 (that of m = p is 0).
 enum Param : size_t { kLambda, kBias, kLength, kDup, kErrAmp, kErrSlope, kShares };
 
@@ -38,6 +38,12 @@ std::string fixed(double v, int digits) {
 
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
+// The two-copy share d stays below one half: at d = 1 every position is in
+// two copies, which is the same spectrum as a genome at twice the coverage
+// (and so on for any d above one half against a reading at 2 lambda), so the
+// fit would choose between them by the noise.
+constexpr double kMaxDuplication = 0.5;
+
 struct Model {
   unsigned p = 2;
   double lambda = 0, bias = 0, length = 0, dup = 0, err_amp = 0, err_slope = 0;
@@ -49,7 +55,7 @@ struct Model {
     m.lambda = std::exp(gsl_vector_get(x, kLambda));
     m.bias = std::exp(gsl_vector_get(x, kBias));
     m.length = std::exp(gsl_vector_get(x, kLength));
-    m.dup = sigmoid(gsl_vector_get(x, kDup));
+    m.dup = kMaxDuplication * sigmoid(gsl_vector_get(x, kDup));
     m.err_amp = std::exp(gsl_vector_get(x, kErrAmp));
     m.err_slope = std::exp(gsl_vector_get(x, kErrSlope));
     std::vector<double> share(p + 1, 0.0);
@@ -178,7 +184,7 @@ std::vector<double> start_point(const std::vector<uint64_t>& h, const Rows& rows
   x[kLambda] = std::log(lambda);
   x[kBias] = std::log(0.5);
   x[kLength] = std::log(std::max(1.0, genomic_occurrences / (p * lambda)));
-  x[kDup] = std::log(0.05 / 0.95);
+  x[kDup] = std::log(0.1 / 0.9);  // d = 0.05
   const double f1 = std::max(1.0, rows.f.front());
   const double f2 = std::max(1.0, rows.f.size() > 1 ? rows.f[1] : f1 / 8);
   const double slope = std::clamp(std::log(f1 / f2) / std::log((static_cast<double>(rows.first) + 1) / static_cast<double>(rows.first)), 1.0, 12.0);
