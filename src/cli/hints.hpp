@@ -20,4 +20,17 @@ std::vector<std::string> peer_hints(const std::vector<std::string>& args, const 
 std::string explain_parse_error(const std::string& message, const std::string& subcommand,
                                 const std::vector<std::string>& subcommands);
 
+// The name of `names` closest to `word` (of 4 characters or more): within an
+// edit distance of a third of its length (at least 1, at most 2; a swap of
+// neighbours is one edit), or one starting with it; "" when none.
+std::string closest_name(const std::string& word, const std::vector<std::string>& names);
+
+// A first argument that names no subcommand: said so, with the closest name
+// and what users of other counters mean by it ("histo": count --histo).
+std::string unknown_subcommand(const std::string& word, const std::vector<std::string>& subcommands);
+
+// An option a subcommand does not take: said so, with its closest option.
+std::string unknown_option(const std::string& option, const std::string& subcommand,
+                           const std::vector<std::string>& options);
+
 }  // namespace kmerbloom::cli

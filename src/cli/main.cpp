@@ -1,5 +1,7 @@
 // kmerbloom: parse the command line, run one subcommand, turn errors into one
 // line on stderr and an exit code. Nothing else lives here.
+#include <cctype>
+#include <optional>
 #include <csignal>
 #include <cstdio>
 #include <algorithm>
@@ -75,6 +77,38 @@ void fail(const std::string& what) {
   }
 }
 
+// What the parser's own message would hide: a first word that is no
+// subcommand, or an option the subcommand does not take (the parser reports
+// a missing input before it, and blames the wrong word for a stray -t).
+std::optional<std::string> first_unknown_word(const CLI::App& app, const std::vector<std::string>& args,
+                                              const std::string& sub_name, const std::vector<std::string>& names) {
+  if (sub_name.empty()) {
+    if (!args.empty() && !args[0].starts_with("-")) return kmerbloom::cli::unknown_subcommand(args[0], names);
+    return std::nullopt;
+  }
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands({}))
+    if (s->get_name() == sub_name) sub = s;
+  if (!sub) return std::nullopt;
+  std::vector<std::string> options;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const auto& l : o->get_lnames()) options.push_back("--" + l);
+    for (const auto& n : o->get_snames()) options.push_back("-" + n);
+  }
+  bool seen_sub = false;
+  for (const std::string& a : args) {
+    if (!seen_sub) {
+      seen_sub = a == sub_name;
+      continue;
+    }
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || std::isdigit(static_cast<unsigned char>(a[1]))) continue;
+    const std::string name = a.starts_with("--") ? a.substr(0, a.find('=')) : a.substr(0, 2);
+    if (!sub->get_option_no_throw(name) && !app.get_option_no_throw(name)) return kmerbloom::cli::unknown_option(name, sub_name, options);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,7 +170,7 @@ int main(int argc, char** argv) {
       names.push_back(s->get_name());
       if (sub_name.empty() && std::find(args.begin(), args.end(), s->get_name()) != args.end()) sub_name = s->get_name();
     }
-    fail(cli::explain_parse_error(e.what(), sub_name, names));
+    fail(first_unknown_word(app, args, sub_name, names).value_or(cli::explain_parse_error(e.what(), sub_name, names)));
     for (const std::string& hint : cli::peer_hints(args, sub_name)) std::fprintf(stderr, "%s\n", hint.c_str());
     std::fprintf(stderr, "Run kmerbloom %s--help for usage.\n", sub_name.empty() ? "" : (sub_name + " ").c_str());
     return cli::kExitUsage;

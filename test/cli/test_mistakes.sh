@@ -191,6 +191,17 @@ check "hint: -s is not needed" grep -q "no hash size is needed" "$T/stderr"
 check "one error line, hints after it" test "$(grep -c '^kmerbloom: error:' "$T/stderr")" -eq 1
 expect_fail "KMC -ci2 gets -c 2" 2 "hint: -ci2 is KMC's spelling; kmerbloom writes -c 2" -- "$KB" count -ci2 "$T/reads.fq"
 expect_fail "bare kmerbloom lists the subcommands" 2 "a subcommand is required, one of: count, estimate, filter" -- "$KB"
+expect_fail "a word that is no subcommand is named, with the closest" 2 "'coutn' is not a subcommand; did you mean count\?" \
+  -- "$KB" coutn "$T/reads.fq"
+expect_fail "histo is the count's --histo" 2 "'histo' is not a subcommand: the histogram is written by the count" \
+  -- "$KB" histo "$T/reads.fq"
+expect_fail "an unknown option is named before a missing input" 2 "--bogus is not an option of kmerbloom count" \
+  -- "$KB" count --bogus
+expect_fail "a misspelt option gets the closest" 2 "--hsito is not an option of kmerbloom count; did you mean --histo\?" \
+  -- "$KB" count "$T/reads.fq" --hsito h.histo
+expect_fail "report -t: -t is named, not the statistics file" 2 "^kmerbloom: error: -t is not an option of kmerbloom report$" \
+  -- "$KB" report -t 2 "$T/stats.json"
+expect_fail "a missing count file says what to give" 2 "no input given: lookup needs a sorted count file" -- "$KB" lookup
 expect_fail "a missing input says what to give" 2 "no input given: count needs input files \(FASTA or FASTQ" -- "$KB" count -o "$T/o.tsv"
 expect_fail "filter -c 3 alone refused" 2 "-c/--min-count applies to weak k-mers only: add --drop-weak or --trim-weak" \
   -- "$KB" filter "$T/reads.fq" -c 3 -o "$T/o.fq"
