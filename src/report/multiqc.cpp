@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "report/count_summary.hpp"
 #include "report/report.hpp"
@@ -53,8 +54,11 @@ MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& his
   p.general_stats = prefix + "_mqc.json";
   p.spectrum = prefix + "_spectrum_mqc.json";
   p.sample = std::filesystem::path(prefix).filename().string();
-  for (const char* tail : {".stats", "_stats"})
-    if (p.sample.size() > 6 && p.sample.ends_with(tail)) p.sample.resize(p.sample.size() - 6);
+  for (const std::string_view tail : {".stats", "_stats", ".profile", ".qv", ".hetmers", ".sets"})
+    if (p.sample.size() > tail.size() && p.sample.ends_with(tail)) {
+      p.sample.resize(p.sample.size() - tail.size());
+      break;
+    }
   if (p.sample.empty() || p.sample == "-") p.sample = "kmerbloom";
   if (const std::string reads = sample_of_inputs(inputs); !reads.empty()) p.sample = reads;
   // MultiQC's jellyfish module finds *_jf.hist and drops ".hist" from the name.

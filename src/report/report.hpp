@@ -87,8 +87,9 @@ nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json&
 //  - after the reads (inputs): reads.fq.gz is "reads", mates x_R1.fq.gz and
 //    x_R2.fq.gz are "x", several files their common name (lane_1.fq
 //    lane_2.fq: "lane");
-//  - S, the statistics file's name without .json and a trailing .stats or
-//    _stats (standard input, or files with nothing in common).
+//  - S, the statistics file's name without .json and a trailing .stats,
+//    _stats, or the name of the subcommand that wrote it (.profile, .qv,
+//    .hetmers, .sets: S.qv.json is sample S, joining S's count row).
 struct MultiqcPaths {
   std::string sample, general_stats, spectrum;
 };
