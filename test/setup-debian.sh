@@ -58,9 +58,14 @@ kb_check_tools() {
 }
 
 # kb_build DIR [cmake options...]
-kb_build() {
+kb_configure() {
   local dir=$1; shift
   cmake -S "$KB_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+}
+
+kb_build() {
+  local dir=$1; shift
+  kb_configure "$dir" "$@"
   cmake --build "$dir" -j"$(nproc)"
 }
 
