@@ -1,4 +1,6 @@
 // kmerbloom merge: union (or intersection) of filter files of the same shape.
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -21,12 +23,25 @@ int run_merge(const MergeArgs& a) {
   RunClock clock;
   check_outputs_first(named_inputs(a.inputs), {{"-o", a.output}});
   FilterCombiner combiner(a.intersect ? SetOp::intersection : SetOp::union_of);
-  for (const auto& path : a.inputs) combiner.add(open_filter(path), display_name(path));  // one input in memory at a time
+  double smallest = std::numeric_limits<double>::infinity();  // the fewest k-mers of an input
+  for (const auto& path : a.inputs) {  // one input in memory at a time
+    const LoadedFilter f = open_filter(path);
+    smallest = std::min(smallest, f.filter.estimated_keys());
+    combiner.add(f, display_name(path));
+  }
   const LoadedFilter merged = combiner.result();
   write_filter(a.output, merged);
-  spdlog::info("{} of {} filters: about {:.0f} distinct k-mers, estimated false-positive rate {:.3g}, in {:.1f} s",
-               a.intersect ? "intersection" : "union", a.inputs.size(), merged.filter.estimated_keys(),
-               merged.filter.estimated_fpr(), clock.wall_seconds());
+  if (a.intersect)
+    // The bits set in every input are also set by different k-mers of each:
+    // their count says nothing of the k-mers in common, only that there are
+    // no more than the smallest input holds.
+    spdlog::info("intersection of {}: at most {:.0f} k-mers in common (the smallest input's); the filter answers "
+                 "k-mers present in every input, estimated false-positive rate {:.3g}, in {:.1f} s",
+                 plural(a.inputs.size(), "filter"), smallest, merged.filter.estimated_fpr(), clock.wall_seconds());
+  else
+    spdlog::info("union of {}: about {:.0f} distinct k-mers, estimated false-positive rate {:.3g}, in {:.1f} s",
+                 plural(a.inputs.size(), "filter"), merged.filter.estimated_keys(), merged.filter.estimated_fpr(),
+                 clock.wall_seconds());
   return kExitOk;
 }
 

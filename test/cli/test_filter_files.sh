@@ -62,6 +62,13 @@ same "intersection of a filter with itself is itself" "$T/self.kbf" "$T/whole.kb
 ik=$(awk -F'\t' '$1 == "estimated_keys" { print $2 }' <("$KB" info "$T/inter.kbf"))
 uk=$(awk -F'\t' '$1 == "estimated_keys" { print $2 }' <("$KB" info "$T/c1.kbf"))
 check "intersection holds fewer k-mers than either input ($ik < $uk)" test "${ik%.*}" -lt "${uk%.*}"
+# The bits of an intersection do not count the k-mers in common: the run
+# says at most the smallest input's, not "about N distinct".
+"$KB" merge "$T/c1.kbf" "$T/c2.kbf" --intersect -o "$T/inter2.kbf" 2> "$T/inter.log"
+small=$(for f in c1 c2; do "$KB" info "$T/$f.kbf" | awk -F'\t' '$1 == "estimated_keys" { print $2 }'; done | sort -n | head -1)
+check "merge --intersect: at most the smaller input's k-mers in common ($small)" \
+  grep -q "at most ${small%.*} k-mers in common (the smallest input's)" "$T/inter.log"
+check "merge --intersect: no count of distinct k-mers from its bits" eval "! grep -q 'distinct k-mers' '$T/inter.log'"
 
 # Shapes that differ: the error names the parameter.
 "$KB" build "$T/c1.fq" -k 25 --expected 40000 -o "$T/k25.kbf" -q
