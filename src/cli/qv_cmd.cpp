@@ -36,6 +36,13 @@ std::vector<std::string> qv_warnings(const QvArgs& a, const QvResult& r) {
                 ": they were counted with a minimum, so read k-mers seen fewer times are absent; assembly k-mers "
                 "among them count as errors (the QV is a lower bound) and the solid threshold comes from a cut "
                 "histogram; count the reads with -c 1 for Merqury's numbers");
+  // An assembly far from its reads: most of its k-mers absent from them and
+  // most of their solid k-mers absent from it (another genome, another sample).
+  if (r.asm_kmers && r.solid_distinct && 2 * r.missing > r.asm_kmers && 2 * r.solid_in_asm < r.solid_distinct)
+    w.push_back("the assembly is far from its reads: " + std::to_string(r.missing) + " of its " +
+                std::to_string(r.asm_kmers) + " k-mers are absent from them, and it holds " +
+                std::to_string(r.solid_in_asm) + " of their " + std::to_string(r.solid_distinct) +
+                " solid k-mers: are they reads of this genome?");
   if (!r.threshold_given && r.solid_threshold == 0)
     w.push_back("the read histogram has no valley: every read k-mer is taken as solid; give --solid-threshold");
   return w;

@@ -70,6 +70,12 @@ same_files "the five Merqury files equal the brute-force model's" "$T/model" "$T
 check "the model's solid threshold is a valley above 1 (the test data has one)" test "$threshold" -gt 1
 check "stderr says the solid threshold ($threshold) and how it was chosen" \
   grep -q "count > $threshold (first valley of the read histogram" "$T/kb.err"
+check "no warning that the assembly is far from its reads" eval "! grep -q 'far from its reads' '$T/kb.err'"
+# The wrong genome: another random sequence of the same length.
+python3 -c "import random; r = random.Random(99); print('>other'); print(''.join(r.choice('ACGT') for _ in range($G)))" > "$T/other.fa"
+"$KB" qv "$T/other.fa" --reads "$T/reads.tsv" -o "$T/other" -t 2 --stats "$T/other.json" 2> "$T/other.err"
+check "another genome's assembly gets a warning, on stderr and in --stats" \
+  eval "grep -q 'warning: the assembly is far from its reads' '$T/other.err' && grep -q 'far from its reads' '$T/other.json'"
 check "per-sequence QV: the planted contigs have errors, the copied ones none, tiny has no k-mer" eval \
   "awk '\$1 ~ /^ctg/ && \$2 == 0 { exit 1 } \$1 == \"lower\" && \$4 != \"inf\" { exit 1 } \$1 == \"tiny\" && \$4 != \"na\" { exit 1 }' '$T/kb.asm_sub.qv'"
 python3 - "$T/kb.json" "$T/kb.qv" "$T/kb.completeness.stats" "$T/kb_mqc.json" "$threshold" << 'EOF' && ok "--stats and its MultiQC file hold the QV, completeness and threshold of the files" || bad "--stats disagrees with the files"
