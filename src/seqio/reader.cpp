@@ -225,13 +225,26 @@ struct SequenceReader::Impl {
   void refuse_own_formats() {
     if (end == pos && !src_eof) refill();
     const std::string_view head(buf.get() + pos, std::min<size_t>(end - pos, 64));
-    static constexpr std::pair<std::string_view, const char*> kKinds[] = {
-        {"KFF", "a KFF file of k-mer counts (merge-counts and query --kmers read it)"},
-        {"KMERBINS", "a bin file of kmerbloom bin (count reads it from a named file, not a stream)"},
-        {std::string_view("KMBLOOM\0", 8), "a filter file of kmerbloom build (query, merge and info read it)"},
+    struct Kind {
+      std::string_view magic;
+      const char* what;
+      const char* way_out;
     };
-    for (const auto& [magic, what] : kKinds)
-      if (head.starts_with(magic)) throw InputError(display + ": " + what + ", not FASTA or FASTQ reads");
+    static constexpr const char* kSamtools = "; give its reads: samtools fastq IN > reads.fq";
+    static constexpr Kind kKinds[] = {
+        {"KFF", "a KFF file of k-mer counts (merge-counts and query --kmers read it)", ""},
+        {"KMERBINS", "a bin file of kmerbloom bin (count reads it from a named file, not a stream)", ""},
+        {std::string_view("KMBLOOM\0", 8), "a filter file of kmerbloom build (query, merge and info read it)", ""},
+        // Aligned reads: their sequences come out with samtools.
+        {std::string_view("BAM\1", 4), "a BAM file (aligned reads)", kSamtools},
+        {"CRAM", "a CRAM file (aligned reads)", kSamtools},
+        {"@HD\t", "a SAM file (aligned reads)", kSamtools},
+        {"@SQ\t", "a SAM file (aligned reads)", kSamtools},
+        {"@PG\t", "a SAM file (aligned reads)", kSamtools},
+    };
+    for (const auto& k : kKinds)
+      if (head.starts_with(k.magic))
+        throw InputError(display + ": " + k.what + ", not FASTA or FASTQ reads" + k.way_out);
   }
 
   // Format from the first character of the first non-blank line.

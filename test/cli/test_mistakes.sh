@@ -183,6 +183,16 @@ check "count --help: --bloom-growth range" grep -q "1.25 to 16" "$T/help.txt"
 same "--bloom-growth 3 counts as the help says" "$T/g3.tsv" "$T/plain.tsv"
 expect_fail "--bloom-growth 1 refused before reading" 2 "bloom-growth" -- "$KB" count "$T/reads.fq" --bloom-growth 1 -o "$T/o.tsv"
 
+# ------------------------------------------------- aligned reads: named, with samtools fastq
+printf '@HD\tVN:1.6\n@SQ\tSN:c\tLN:9\nr\t0\tc\t1\t60\t4M\t*\t0\t0\tACGT\tIIII\n' > "$T/aln.sam"
+printf 'BAM\001\000\000\000\000' | gzip -c > "$T/aln.bam"  # BGZF is gzip: the magic lies inside
+printf 'CRAM\003\000\000\000' > "$T/aln.cram"
+for f in sam bam cram; do
+  F=$(echo $f | tr a-z A-Z)
+  expect_fail "a $F file is named, with samtools fastq" 3 "aln.$f: a $F file \(aligned reads\), not FASTA or FASTQ reads; give its reads: samtools fastq" \
+    -- "$KB" count "$T/aln.$f" -o "$T/aln.tsv"
+done
+
 # ------------------------------------------------- hints for other counters' habits
 expect_fail "jellyfish -m/-C/-s get hints" 2 "hint: the k-mer length is -k in kmerbloom \(Jellyfish's -m\): -k 31" \
   -- "$KB" count -C -m 31 -s 100M "$T/reads.fq"
