@@ -143,6 +143,14 @@ assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, 
     check "summary.tsv carries the spectrum's verdict" awk -F'\t' 'NR == 1 && $NF != "spectrum" { exit 1 }
       NR == 2 && $NF !~ /reliable/ { exit 1 }' "$R/summary.tsv"
   fi
+
+  # kmerbloom not on PATH (the config's default name): refused before any
+  # job, the reason on the terminal, not in a job's log.
+  mkdir -p "$T/wf6" && printf 'sample\treads\nex\t%s\n' "$EX" > "$T/wf6/samples.tsv"
+  (cd "$T/wf6" && PATH=/usr/bin:/bin snakemake -s "$WF/snakemake/Snakefile" --configfile "$WF/snakemake/config.yaml" \
+    --cores 1 -q --config kmerbloom=kmerbloom-not-here samples=samples.tsv > out.txt 2>&1) && bad "a missing kmerbloom ran"
+  check "a missing kmerbloom is named before any job, with the config key" \
+    eval "grep -q \"cannot run 'kmerbloom-not-here --help' (set config kmerbloom)\" '$T/wf6/out.txt' && [ ! -d '$T/wf6/results' ]"
 fi
 
 # --- (b) Nextflow modules: script: and stub: blocks run for a test sample ---------------
