@@ -47,6 +47,12 @@ std::vector<std::string> peer_hints(const std::vector<std::string>& args, const 
     std::smatch m;
     if (const std::string h = subcommand == "sets" ? sets_hint(a) : ""; !h.empty()) {
       add(h);
+    } else if ((a == "-ci" || a == "-cx") && subcommand != "sets") {
+      add("hint: " + a + " " + next + " is KMC's spelling; kmerbloom writes " + (a == "-ci" ? "-c " : "-U ") + next +
+          (a == "-ci" ? " (--min-count)" : " (--max-count)"));
+    } else if (a == "-fq" || a == "-fa" || a == "-fm" || a == "-fbam" || a == "-fkmc") {
+      add("hint: KMC's " + a + " (the input format) is not needed: kmerbloom tells FASTA from FASTQ, plain or gzip, "
+          "by the content; drop it");
     } else if (std::regex_match(a, m, kmc_min)) {
       add("hint: " + a + " is KMC's spelling; kmerbloom writes -c " + m[1].str() + " (--min-count)");
     } else if (std::regex_match(a, m, kmc_max)) {

@@ -104,7 +104,8 @@ std::optional<std::string> first_unknown_word(const CLI::App& app, const std::ve
     if (a == "--") break;
     if (a.size() < 2 || a[0] != '-' || std::isdigit(static_cast<unsigned char>(a[1]))) continue;
     const std::string name = a.starts_with("--") ? a.substr(0, a.find('=')) : a.substr(0, 2);
-    if (!sub->get_option_no_throw(name) && !app.get_option_no_throw(name)) return kmerbloom::cli::unknown_option(name, sub_name, options);
+    if (!sub->get_option_no_throw(name) && !app.get_option_no_throw(name))  // -fq: named whole, not as -f
+      return kmerbloom::cli::unknown_option(a.substr(0, a.find('=')), sub_name, options);
   }
   return std::nullopt;
 }

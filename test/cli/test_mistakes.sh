@@ -199,6 +199,10 @@ expect_fail "jellyfish -m/-C/-s get hints" 2 "hint: the k-mer length is -k in km
 check "hint: -C is the default" grep -q "canonical k-mers are the default" "$T/stderr"
 check "hint: -s is not needed" grep -q "no hash size is needed" "$T/stderr"
 check "one error line, hints after it" test "$(grep -c '^kmerbloom: error:' "$T/stderr")" -eq 1
+expect_fail "KMC -ci 2 (a space) gets -c 2" 2 "hint: -ci 2 is KMC's spelling; kmerbloom writes -c 2" -- "$KB" count -ci 2 "$T/reads.fq"
+expect_fail "KMC -fq is named whole, and not needed" 2 "^kmerbloom: error: -fq is not an option of kmerbloom count$" \
+  -- "$KB" count -fq "$T/reads.fq"
+check "hint: the format comes from the content" grep -q "hint: KMC's -fq (the input format) is not needed" "$T/stderr"
 expect_fail "KMC -ci2 gets -c 2" 2 "hint: -ci2 is KMC's spelling; kmerbloom writes -c 2" -- "$KB" count -ci2 "$T/reads.fq"
 expect_fail "bare kmerbloom lists the subcommands" 2 "a subcommand is required, one of: count, estimate, filter" -- "$KB"
 expect_fail "a word that is no subcommand is named, with the closest" 2 "'coutn' is not a subcommand; did you mean count\?" \
