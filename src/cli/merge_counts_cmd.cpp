@@ -24,6 +24,7 @@ struct MergeCountsArgs {
   ProgressFlags progress;
   std::vector<std::string> inputs;
   std::string output = "-";
+  CLI::Option* output_option = nullptr;  // to tell whether -o was given
   uint64_t min_count = 1;
   bool histo = false;
   bool stats = false;
@@ -78,6 +79,7 @@ int run_merge_counts(const MergeCountsArgs& a) {
     outs.push_back({"-o (its MultiQC file; --no-multiqc writes none)", mqc.spectrum});
   }
   check_outputs_first(named_inputs(a.inputs), outs);
+  if (!a.stats && !a.histo) refuse_terminal_stdout(*a.output_option, a.output, "the k-mers");
   if (a.stats) return gather_stats(a, clock);
   if (a.histo) {
     HistogramWriter out(a.output);
@@ -114,8 +116,9 @@ Action setup_merge_counts(CLI::App& sub) {
       "--min-count 1 and merge with --min-count N.");
   sub.add_option("inputs", a->inputs, "KMER<TAB>COUNT or KFF files (or histograms with --histo), plain or gzip; - is stdin")
       ->required();
-  sub.add_option("-o,--output", a->output, "Merged file; - is stdout, a name ending in .gz is gzip-compressed")
-      ->capture_default_str();
+  a->output_option =
+      sub.add_option("-o,--output", a->output, "Merged file; - is stdout, a name ending in .gz is gzip-compressed")
+          ->capture_default_str();
   sub.add_option("-c,--min-count", a->min_count, "Drop k-mers whose summed count is below this")->capture_default_str();
   sub.add_flag("--histo", a->histo,
                "Inputs are histograms (COUNT FREQUENCY, as count --histo or jellyfish histo write): add them row by row");

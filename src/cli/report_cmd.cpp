@@ -24,6 +24,7 @@ struct ReportArgs {
   std::string output;
   std::string histo;
   std::string plot;
+  CLI::Option* output_option = nullptr;  // to tell whether -o was given
 };
 
 // A histogram of another run would draw another sample's spectrum under
@@ -47,6 +48,7 @@ void check_same_run(const nlohmann::json& stats, const std::vector<uint64_t>& hi
 int run_report(ReportArgs a) {
   if (a.output.empty() && a.plot.empty()) a.output = "-";  // like every output of kmerbloom: stdout by default
   check_outputs_first({{"input", a.stats}, {"--histo", a.histo}}, {{"-o", a.output}, {"--plot", a.plot}});
+  if (!a.output.empty()) refuse_terminal_stdout(*a.output_option, a.output, "the HTML page");
   const nlohmann::json stats = read_stats_file(a.stats);
 
   std::vector<uint64_t> histogram;
@@ -95,7 +97,8 @@ int run_report(ReportArgs a) {
 Action setup_report(CLI::App& sub) {
   auto a = std::make_shared<ReportArgs>();
   sub.add_option("stats", a->stats, "Statistics JSON written by kmerbloom count --stats (- reads stdin)")->required();
-  sub.add_option("-o,--output", a->output, "Write the self-contained HTML report here (default: stdout, unless --plot alone is asked)");
+  a->output_option = sub.add_option(
+      "-o,--output", a->output, "Write the self-contained HTML report here (default: stdout, unless --plot alone is asked)");
   sub.add_option("--histo", a->histo,
                  "Histogram in jellyfish histo form (COUNT FREQUENCY lines), instead of the one in the statistics");
   sub.add_option("--plot", a->plot, "Write the k-mer spectrum plot alone as SVG");

@@ -23,6 +23,7 @@ struct SetsArgs {
   std::string op;
   std::vector<std::string> inputs;
   std::string output = "-";
+  CLI::Option* output_option = nullptr;  // to tell whether -o was given
   std::string format = "tsv";
   CLI::Option* format_option = nullptr;  // to tell whether --format was given
   std::string counts = "auto";
@@ -73,6 +74,7 @@ int run_sets(SetsArgs& a) {
   a.opt.counts = parse_count_mode(a.counts);
   a.opt.validate(a.inputs.size());
   check_outputs_first(named_inputs(a.inputs), outputs_of(a));
+  refuse_terminal_stdout(*a.output_option, a.output, "the k-mers");
   SetOperation op(a.inputs, a.opt);
   // Canonical or not: as the KFF inputs declare, which --no-canonical may
   // not contradict; as --no-canonical says for text inputs.
@@ -119,8 +121,8 @@ Action setup_sets(CLI::App& sub) {
       ->check(CLI::IsMember({"union", "intersect", "diff", "subtract"}));
   sub.add_option("inputs", a->inputs, "Sorted k-mer count files (TSV, FASTA form or KFF), plain or gzip; - is stdin")
       ->required();
-  sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
-      ->capture_default_str();
+  a->output_option = sub.add_option("-o,--output", a->output, "Result; - is stdout, a name ending in .gz is gzip-compressed")
+                        ->capture_default_str();
   a->format_option = add_count_format_option(sub, a->format);
   sub.add_option("--counts", a->counts,
                  "How counts of a k-mer in several inputs combine: union sum (auto), min or max; intersect min "

@@ -89,6 +89,16 @@ if command -v script > /dev/null; then
   rc=0
   script -qec "'$KB' filter '$EX'" /dev/null > "$T/tty3.out" 2>&1 || rc=$?
   check "filter without -o on a terminal: exit 2 ($rc)" test "$rc" -eq 2
+  # The same rule for every subcommand that writes k-mers or a page to stdout.
+  "$KB" count "$EX" -k 21 -o "$T/w.tsv" --stats "$T/w.json" -q
+  for cmd in "sets union '$T/w.tsv' '$T/w.tsv'" "merge-counts '$T/w.tsv'" "report '$T/w.json'"; do
+    rc=0
+    script -qec "'$KB' $cmd" /dev/null > "$T/tty4.out" 2>&1 || rc=$?
+    check "${cmd%% *} without -o on a terminal: exit 2, says to give -o ($rc)" \
+      eval "[ $rc -eq 2 ] && grep -q 'standard output is a terminal' '$T/tty4.out'"
+  done
+  script -qec "'$KB' sets union '$T/w.tsv' '$T/w.tsv' -o -" /dev/null > "$T/tty5.out" 2>&1
+  check "sets -o - on a terminal prints the k-mers as asked" grep -Eq '^[ACGT]{21}' "$T/tty5.out"
 else
   skip "script (Debian package bsdutils) is missing: no pseudo-terminal"
 fi
