@@ -9,6 +9,9 @@ namespace kmerbloom {
 namespace {
 
 // count's text output, TSV or FASTA form.
+// What to do with reads given where counts belong.
+constexpr const char* kCountThem = " (count them first: kmerbloom count READS -k K -c 1 -o counts.kff)";
+
 class TextCountReader final : public CountFileReader {
  public:
   TextCountReader(std::unique_ptr<detail::ByteSource> source, const CountFileOptions& o)
@@ -26,9 +29,13 @@ class TextCountReader final : public CountFileReader {
       out.count = 1;
       return true;
     }
+    if (line[0] == '@') in_.fail(std::string("a FASTQ record: these are reads, not k-mer counts") + kCountThem);
     if (line[0] == '>') {
-      if (!fasta_form_) in_.fail("FASTA record ('>' line): KMER<TAB>COUNT lines expected (count --format tsv)");
       std::string_view rest = line.substr(1);
+      uint64_t number = 0;
+      if (std::string_view r = rest; !take_uint(r, number) || !is_blank(r))
+        in_.fail("a FASTA record named '" + printable(rest, 40) + "': these are sequences, not k-mer counts" + kCountThem);
+      if (!fasta_form_) in_.fail("FASTA record ('>' line): KMER<TAB>COUNT lines expected (count --format tsv)");
       if (!take_uint(rest, out.count) || !is_blank(rest))
         in_.fail("count is not an unsigned integer: '" + printable(line) + "'");
       do {

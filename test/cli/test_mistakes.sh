@@ -193,6 +193,13 @@ for f in sam bam cram; do
     -- "$KB" count "$T/aln.$f" -o "$T/aln.tsv"
 done
 
+# ------------------------------------------------- reads where k-mer counts belong
+printf '>chr1\nACGTACGTACGTACGTACGTACGTACGTACGTACGT\n' > "$T/seq.fa"
+expect_fail "qv --reads given reads: count them first" 3 "reads.fq: line 1: a FASTQ record: these are reads, not k-mer counts \(count them first: kmerbloom count" \
+  -- "$KB" qv "$T/seq.fa" --reads "$T/reads.fq" -o "$T/q"
+expect_fail "sets given sequences: count them first" 3 "seq.fa: line 1: a FASTA record named 'chr1': these are sequences, not k-mer counts" \
+  -- "$KB" sets union "$T/seq.fa" "$T/seq.fa" -o "$T/u.tsv"
+
 # ------------------------------------------------- hints for other counters' habits
 expect_fail "jellyfish -m/-C/-s get hints" 2 "hint: the k-mer length is -k in kmerbloom \(Jellyfish's -m\): -k 31" \
   -- "$KB" count -C -m 31 -s 100M "$T/reads.fq"
