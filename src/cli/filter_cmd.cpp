@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "subcommand.hpp"
+#include "formats/count_file.hpp"
 #include "formats/output.hpp"
 #include "cli/progress.hpp"
 #include "normalize/read_filter.hpp"
@@ -70,6 +71,15 @@ int run_filter(FilterArgs& a) {
     else
       o.paired_files = true;
     if (a.output2 == a.output) throw std::invalid_argument("-o and -O name the same output: " + a.output);
+  }
+  // k from the --solid file when -k is not given, as qv and hetmers take theirs.
+  if (!o.solid_path.empty() && o.solid_path != "-" && a.reads.k_option->count() == 0) {
+    const auto in = open_count_file(o.solid_path);
+    KmerCount first;
+    if (in->declared_k() != 0)
+      o.k = in->declared_k();
+    else if (in->next(first) && !first.kmer.empty())
+      o.k = static_cast<unsigned>(first.kmer.size());
   }
   o.validate();  // before any output file is created
   std::vector<NamedPath> ins = named_inputs(o.inputs);

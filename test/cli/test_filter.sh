@@ -99,6 +99,16 @@ expect_fail "interleaved mates out of step" 3 "swap.fq: record 2 \(line 5\): mat
 "$KB" count "$EX" -o "$T/solid.tsv.gz" -q
 "$KB" filter "$EX" --trim-weak --no-normalize --solid "$T/solid.tsv.gz" -o "$T/tws.fq" -q
 same "--solid from count equals the first pass" "$T/tws.fq" "$T/tw.fq"
+# k from the --solid file when -k is not given (KFF header, or the first k-mer's length).
+"$KB" count "$EX" -k 21 -o "$T/solid21.kff" -q
+"$KB" count "$EX" -k 21 -o "$T/solid21.tsv" -q
+"$KB" filter "$EX" --trim-weak --no-normalize -k 21 --solid "$T/solid21.kff" -o "$T/tw21.fq" -q
+"$KB" filter "$EX" --trim-weak --no-normalize --solid "$T/solid21.kff" -o "$T/tw21k.fq" -q
+same "--solid of 21-mers (KFF) without -k: k from the file" "$T/tw21k.fq" "$T/tw21.fq"
+"$KB" filter "$EX" --trim-weak --no-normalize --solid "$T/solid21.tsv" -o "$T/tw21t.fq" -q
+same "--solid of 21-mers (TSV) without -k: k from the file" "$T/tw21t.fq" "$T/tw21.fq"
+expect_fail "--solid of 21-mers with -k 31 given: refused" 3 "k-mer of length 21, but -k is 31" \
+  -- "$KB" filter "$EX" --trim-weak -k 31 --solid "$T/solid21.tsv" -o "$T/x21.fq"
 check "trimmed reads are prefixes of input reads with their qualities" awk '
   NR == FNR { if (FNR % 4 == 1) n = $0; if (FNR % 4 == 2) s[n] = $0; if (FNR % 4 == 0) q[n] = $0; next }
   FNR % 4 == 1 { n = $0 } FNR % 4 == 2 { if (index(s[n], $0) != 1 || length($0) < 31) exit 1; l = length($0) }
