@@ -80,6 +80,18 @@ std::string spectra_cn_svg(const QvResult& r) {
   return svg;
 }
 
+namespace {
+
+// A share as a percentage of 3 decimals, or more when those would round a
+// share short of 1 up to 100% (99.9998% is not 100.000%).
+std::string percent_unrounded(double share) {
+  int digits = 3;
+  while (share < 1 && digits < 9 && strf("%.*f", digits, 100 * share) == strf("%.*f", digits, 100.0)) ++digits;
+  return strf("%.*f%%", digits, 100 * share);
+}
+
+}  // namespace
+
 std::string qv_report_html(const std::string& assembly, const QvResult& r) {
   const double error = r.asm_kmers ? kmer_error_rate(r.missing, r.asm_kmers, r.k) : 0;
   const std::vector<std::pair<std::string, std::string>> rows = {
@@ -88,7 +100,7 @@ std::string qv_report_html(const std::string& assembly, const QvResult& r) {
       {"Assembly k-mers absent from the reads", format_count(r.missing) + " of " + format_count(r.asm_kmers)},
       {"Completeness (solid read k-mers in the assembly)",
        r.solid_distinct
-           ? strf("%.3f%%", 100.0 * static_cast<double>(r.solid_in_asm) / static_cast<double>(r.solid_distinct))
+           ? percent_unrounded(static_cast<double>(r.solid_in_asm) / static_cast<double>(r.solid_distinct))
            : std::string("no solid k-mer")},
       {"Solid: read count above", std::to_string(r.solid_threshold)}};
   return figure_page("kmerbloom qv: " + assembly, "Assembly quality: " + assembly, rows, spectra_cn_svg(r));

@@ -132,10 +132,12 @@ nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json&
   for (size_t c = 1; c <= last; ++c)
     if (histogram[c]) curve[std::to_string(c)] = histogram[c];
   const unsigned k = stats.value("k", 0u);
+  const bool estimated = h.contains("estimated_rows") && h["estimated_rows"].is_array() && !h["estimated_rows"].empty();
   return {{"id", "kmerbloom_spectrum"},
           {"section_name", "k-mer spectrum"},
           {"description", "distinct " + (k ? std::to_string(k) + "-mers" : std::string("k-mers")) +
-                              " per count, from kmerbloom count (row 1 may be estimated: see its statistics)"},
+                              " per count, from kmerbloom count" +
+                              (estimated ? " (row 1 estimated: see its statistics)" : " (every row exact)")},
           {"plot_type", "linegraph"},
           {"pconfig",
            {{"id", "kmerbloom_spectrum_plot"},

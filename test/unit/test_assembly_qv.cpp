@@ -15,6 +15,7 @@
 
 #include "profile/assembly_qv.hpp"
 #include "profile/qv_files.hpp"
+#include "profile/qv_plot.hpp"
 #include "temp_dir.hpp"
 
 namespace kmerbloom {
@@ -103,6 +104,19 @@ TEST(QvFormula, ErrorRateInvertsTheChanceOfAnErrorFreeWindow) {
     }
   EXPECT_EQ(kmer_error_rate(0, 10, 21), 0.0);
   EXPECT_TRUE(std::isinf(phred_qv(0.0)));
+}
+
+TEST(QvPage, CompletenessShortOfOneIsNotRoundedToAHundred) {
+  QvResult r;
+  r.k = 21;
+  r.asm_kmers = 1000;
+  r.solid_distinct = 1000000;
+  r.solid_in_asm = 999998;
+  EXPECT_NE(qv_report_html("asm", r).find("99.9998%"), std::string::npos);
+  r.solid_in_asm = 1000000;
+  EXPECT_NE(qv_report_html("asm", r).find("100.000%"), std::string::npos);
+  r.solid_in_asm = 500000;
+  EXPECT_NE(qv_report_html("asm", r).find("50.000%"), std::string::npos);
 }
 
 TEST(AwkNumber, PrintsAsAwkDoes) {
