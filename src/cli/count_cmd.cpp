@@ -82,13 +82,19 @@ void parse_partition(const std::string& text, CountOptions& o) {
   }
 }
 
+// MultiQC files beside --stats, but for a partition of a scattered count:
+// a partition is no sample (merge-counts --stats writes the gathered one's).
+bool writes_multiqc(const CountArgs& a) {
+  return !a.stats.empty() && a.stats != "-" && !a.no_multiqc && a.opt.partitions <= 1;
+}
+
 // Refuses outputs that would replace an input or each other (exit 2), or that
 // cannot be created, and a temporary directory that cannot hold a file (exit
 // 4), before anything is read or written.
 void check_outputs(const CountArgs& a) {
   std::vector<NamedPath> outs{{"-o", a.output}, {"--histo", a.histo}, {"--stats", a.stats},
                               {"--report", a.report}, {"--plot", a.plot}};
-  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+  if (writes_multiqc(a)) {
     const MultiqcPaths mqc = multiqc_paths(a.stats);
     const char* label = "--stats (its MultiQC file; --no-multiqc writes none)";
     outs.push_back({label, mqc.general_stats});
@@ -136,7 +142,7 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
       spdlog::warn("warning: genome profile (ploidy {}) not fitted: {}", a.ploidy, p.verdict);
   }
   if (!a.stats.empty()) write_json(a.stats, stats);
-  if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
+  if (writes_multiqc(a)) {
     MultiqcPaths mqc = multiqc_paths(a.stats, a.histo, a.opt.inputs);
     if (!a.sample.empty()) mqc.sample = a.sample;
     write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "common/format.hpp"
 #include "cli/progress.hpp"
 #include "subcommand.hpp"
 #include "seqio/paths.hpp"
@@ -100,7 +101,7 @@ int run_merge_counts(const MergeCountsArgs& a) {
       a.inputs, a.min_count, [&](std::string_view kmer, uint64_t count) { out->add(kmer, count); }, &progress.counters);
   progress.stop();
   out->finish();
-  spdlog::info("{} files, {} lines, {} k-mers written (k = {}), in {:.1f} s", a.inputs.size(), r.lines, r.kmers_out,
+  spdlog::info("{}, {} lines, {} k-mers written (k = {}), in {:.1f} s", plural(a.inputs.size(), "file"), r.lines, r.kmers_out,
                r.k, clock.wall_seconds());
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "common/format.hpp"
 #include "cli/progress.hpp"
 #include "subcommand.hpp"
 #include "seqio/paths.hpp"
@@ -100,7 +101,7 @@ int run_sets(SetsArgs& a) {
   write_summaries(a, r, capped, clock);
   uint64_t in = 0;
   for (const auto& i : r.inputs) in += i.kmers;
-  spdlog::info("{} of {} files: {} k-mers read, {} written (k = {}), in {:.1f} s", a.op, r.inputs.size(), in,
+  spdlog::info("{} of {}: {} k-mers read, {} written (k = {}), in {:.1f} s", a.op, plural(r.inputs.size(), "file"), in,
                r.kmers_out, r.k, clock.wall_seconds());
   return kExitOk;
 }
