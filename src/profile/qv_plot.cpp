@@ -36,7 +36,8 @@ std::string spectra_cn_svg(const QvResult& r) {
       if (x > r.solid_threshold && x <= xmax) ymax = std::max(ymax, n);
   ymax = static_cast<uint64_t>(1.15 * static_cast<double>(ymax)) + 1;
   const double xtop = static_cast<double>(xmax), ytop = static_cast<double>(ymax);
-  const auto px = [&](double x) { return kLeft + kPlotW * (x - 1) / (xtop - 1); };
+  // Count 0 too: the assembly-only k-mers stand there, as Merqury draws them.
+  const auto px = [&](double x) { return kLeft + kPlotW * (x + 0.5) / (xtop + 0.5); };
   const auto py = [&](double y) { return kTop + kPlotH * (1 - std::min(y, ytop) / ytop); };
 
   std::string svg = strf("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -76,6 +77,17 @@ std::string spectra_cn_svg(const QvResult& r) {
            strf("<text x=\"%.0f\" y=\"%.0f\">", kLeft + kPlotW + 34, kTop + 18 + 18 * c) +
            (c == 0 ? std::string("read-only") : std::string(kNames[c]) + (c == 1 ? " copy" : " copies")) + "</text>\n";
   }
+  // Assembly-only k-mers (in the assembly, absent from the reads): a bar at
+  // count 0, cut at the top of the plot with its number when taller.
+  if (r.missing_distinct) {
+    const double h = static_cast<double>(r.missing_distinct);
+    svg += strf("<rect class=\"asm-only\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#000\">",
+                px(-0.4), py(h), px(0.4) - px(-0.4), kTop + kPlotH - py(h)) +
+           "<title>assembly only: " + format_count(r.missing_distinct) + " distinct k-mers</title></rect>\n";
+    svg += strf("<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", px(0.6), std::max(py(h), kTop + 12)) +
+           "assembly only: " + format_count(r.missing_distinct) + "</text>\n";
+  }
+  svg += strf("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">0</text>\n", px(0), kTop + kPlotH + 16);
   svg += "</svg>\n";
   return svg;
 }
@@ -103,7 +115,25 @@ std::string qv_report_html(const std::string& assembly, const QvResult& r) {
            ? percent_unrounded(static_cast<double>(r.solid_in_asm) / static_cast<double>(r.solid_distinct))
            : std::string("no solid k-mer")},
       {"Solid: read count above", std::to_string(r.solid_threshold)}};
-  return figure_page("kmerbloom qv: " + assembly, "Assembly quality: " + assembly, rows, spectra_cn_svg(r));
+  // Per sequence, as PREFIX.NAME.qv holds it: the first 1,000 in input order.
+  std::string table;
+  if (!r.sequences.empty()) {
+    table = "<h2>Per sequence</h2>\n<table class=\"sequences\">\n<tr><th>sequence</th><th>k-mers</th><th>absent from "
+            "the reads</th><th>QV</th><th>error rate</th></tr>\n";
+    const size_t shown = std::min<size_t>(r.sequences.size(), 1000);
+    for (size_t i = 0; i < shown; ++i) {
+      const SequenceQv& q = r.sequences[i];
+      const double e = q.kmers ? kmer_error_rate(q.missing, q.kmers, r.k) : 0;
+      table += "<tr><td>" + html_escape(q.name) + "</td><td class=\"n\">" + format_count(q.kmers) +
+               "</td><td class=\"n\">" + format_count(q.missing) + "</td><td class=\"n\">" +
+               (!q.kmers ? std::string("na") : q.missing ? strf("%.2f", phred_qv(e)) : std::string("inf")) +
+               "</td><td class=\"n\">" + (q.kmers ? strf("%.3g", e) : std::string("na")) + "</td></tr>\n";
+    }
+    table += "</table>\n";
+    if (shown < r.sequences.size())
+      table += "<p>" + format_count(r.sequences.size() - shown) + " more sequences in the per-sequence .qv file.</p>\n";
+  }
+  return figure_page("kmerbloom qv: " + assembly, "Assembly quality: " + assembly, rows, spectra_cn_svg(r) + table);
 }
 
 }  // namespace kmerbloom

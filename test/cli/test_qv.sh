@@ -167,6 +167,11 @@ step = xs[1] - xs[0]
 assert abs((x_peak - xs[0]) / step + 1 - best) <= 1, (x_peak, best)
 PY
 check "the page says the QV and embeds the plot" bash -c "grep -q '<svg' '$T/cut.html' && grep -q 'Completeness' '$T/cut.html'"
+check "the page has a per-sequence table: one row a sequence (a and b)" \
+  bash -c "test \$(grep -c '^<tr><td>[ab]</td>' '$T/cut.html') -eq 2 && grep -q '<h2>Per sequence</h2>' '$T/cut.html'"
+"$KB" qv "$T/asm_sub.fa" --reads "$T/reads.tsv" -o "$T/subp" -t 2 -q --plot "$T/sub.svg"
+check "the plot has the assembly-only bar at count 0, as Merqury draws it" \
+  bash -c "grep -q 'class=\"asm-only\"' '$T/sub.svg' && grep -q 'assembly only: ' '$T/sub.svg'"
 if screenshot "$T/cut.html" "$T/cut.png" 900,700; then
   red=$(PYTHONPATH="$SRC/test/cli" python3 - "$T/cut.png" <<'PY'
 import sys
