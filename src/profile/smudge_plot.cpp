@@ -75,8 +75,9 @@ std::string smudge_svg(const SmudgeGrid& grid, const SmudgePeak& peak, uint64_t 
     const double x = Axes::x(1.0 / d);
     svg += strf("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#666\" stroke-dasharray=\"3 3\"/>\n", x,
                kTop, x, kTop + kRows * kCell);
-    svg += strf("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#444\">", x, kTop - 6) + names[d - 2] +
-           "</text>\n";
+    // AAAB and AAAAB lie 50 pixels apart: their labels on two lines.
+    svg += strf("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#444\">", x, kTop - (d == 5 ? 20 : 6)) +
+           names[d - 2] + "</text>\n";
   }
   // Axes: shares across, sums up (powers of ten and their doubles).
   for (int i = 0; i <= 5; ++i)
@@ -108,6 +109,24 @@ std::string smudge_svg(const SmudgeGrid& grid, const SmudgePeak& peak, uint64_t 
   } else {
     svg += strf("<text class=\"verdict\" x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">no pairs</text>\n",
                kLeft + kCols * kCell + 12, kTop + 14);
+  }
+  // The colour scale: pairs a cell, on the log scale the cells are coloured by.
+  if (most > 0) {
+    const double x = kLeft + kCols * kCell + 12, y0 = kTop + 70, h = 200;
+    svg += "<defs><linearGradient id=\"pairs\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+    for (int i = 0; i <= 7; ++i) svg += strf("<stop offset=\"%.3f\" stop-color=\"", i / 7.0) + colour(i / 7.0) + "\"/>";
+    svg += "</linearGradient></defs>\n";
+    svg += strf("<text x=\"%.0f\" y=\"%.0f\">pairs a cell (log)</text>\n", x, y0 - 8);
+    svg += strf("<rect class=\"scale\" x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"%.0f\" fill=\"url(#pairs)\" "
+                "stroke=\"#999\"/>\n",
+                x, y0, h);
+    svg += strf("<text x=\"%.0f\" y=\"%.0f\">", x + 20, y0 + 10) + format_count(most) + "</text>\n";
+    if (most > 10) {
+      const double mid = std::sqrt(static_cast<double>(most));  // halfway on the log scale
+      svg += strf("<text x=\"%.0f\" y=\"%.0f\">", x + 20, y0 + h / 2 + 4) +
+             format_count(static_cast<uint64_t>(std::llround(mid))) + "</text>\n";
+    }
+    svg += strf("<text x=\"%.0f\" y=\"%.0f\">1</text>\n", x + 20, y0 + h);
   }
   svg += "</svg>\n";
   return svg;

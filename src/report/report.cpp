@@ -28,7 +28,7 @@ std::string figure_page(const std::string& title, const std::string& heading,
                         const std::vector<std::pair<std::string, std::string>>& rows, const std::string& svg) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
                   "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
-                  "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}"
+                  "table{border-collapse:collapse;max-width:52em}td,th{padding:2px 10px;text-align:left}"
                   "td.n{text-align:right}</style></head><body>\n<h1>" +
                   html_escape(heading) + "</h1>\n<table>\n";
   for (const auto& [key, value] : rows) h += "<tr><th>" + key + "</th><td class=\"n\">" + html_escape(value) + "</td></tr>\n";

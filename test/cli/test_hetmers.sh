@@ -114,6 +114,14 @@ same "--plot and --report leave the smu as it is" "$T/d.smu" "$T/dp.smu"
 cells=$(grep -c 'class="cell"' "$T/d.svg" || true)
 check "smudge plot: $cells coloured cells, the densest smudge marked and said AB, ploidy 2" \
   bash -c "test '$cells' -gt 10 && grep -q 'class=\"peak\"' '$T/d.svg' && grep -q 'AB: ploidy 2' '$T/d.svg'"
+check "smudge plot: a colour scale from 1 to the fullest cell's pairs" python3 - "$T/d.svg" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+assert 'class="scale"' in svg and 'fill="url(#pairs)"' in svg, "no scale"
+cells = [int(n.replace(",", "")) for n in re.findall(r'class="cell".*?<title>([0-9,]+) pairs</title>', svg)]
+labels = re.findall(r'<text x="[0-9.]+" y="[0-9.]+">([0-9,]+)</text>', svg)
+assert str(f"{max(cells):,}") in labels, (max(cells), labels)
+PY
 check "smudge plot: the mark sits at the minor share of the statistics" python3 - "$T/d.svg" "$T/d.json" <<'PY'
 import json, re, sys
 cx = float(re.search(r'class="peak" cx="([0-9.]+)"', open(sys.argv[1]).read()).group(1))
