@@ -511,8 +511,16 @@ void resources_section(Html& h, const json& st) {
   if (mem && mem->is_object()) {
     std::vector<std::string> names;
     std::vector<double> v;
-    for (const auto& [k, x] : mem->items()) names.push_back(k), v.push_back(amount(x));
+    std::vector<std::pair<std::string, double>> plans;  // what was planned: beside the components, not a share of them
+    for (const auto& [k, x] : mem->items()) {
+      if (k.ends_with("_planned"))
+        plans.emplace_back(k.substr(0, k.size() - 8) + ", as planned", amount(x));
+      else
+        names.push_back(k), v.push_back(amount(x));
+    }
     table("memory", "component", "memory", names, v, [](double x) { return format_bytes(x); });
+    for (const auto& [name, x] : plans)
+      h.s += "<tr><td>" + html_escape(name) + "</td><td class=\"n\">" + format_bytes(x) + "</td><td></td></tr>\n";
     if (has_num(st, "peak_memory_bytes"))
       h.s += "<tr><td>peak resident memory of the process</td><td class=\"n\">" +
              format_bytes(num(st, "peak_memory_bytes")) + "</td><td></td></tr>\n";

@@ -123,6 +123,21 @@ TEST(Report, MissingFieldsAndHistogram) {
   EXPECT_NE(report_html(st, histogram30x()).find("No Bloom filter"), std::string::npos);
 }
 
+TEST(Report, PlannedMemoryIsNoShareOfTheComponents) {
+  nlohmann::json st = stats_example();
+  st["memory_bytes"] = {{"table", 1000}, {"counting", 1000}, {"counting_planned", 8000}};
+  const std::string page = report_html(st, histogram30x());
+  const size_t from = page.find("<table id=\"memory\">");
+  ASSERT_NE(from, std::string::npos);
+  const std::string html = page.substr(from, page.find("</table>", from) - from);
+  EXPECT_NE(html.find("<td>counting, as planned</td>"), std::string::npos);
+  EXPECT_EQ(html.find(">counting_planned<"), std::string::npos);
+  // The two components share the bars half and half; the plan has no bar.
+  size_t bars = 0;
+  for (size_t at = html.find("width:50.0%"); at != std::string::npos; at = html.find("width:50.0%", at + 1)) ++bars;
+  EXPECT_EQ(bars, 2u);
+}
+
 TEST(Report, PassNames) {
   nlohmann::json st = stats_example();
   st["pass_seconds"] = {0.5, 1.5, 0.5};
