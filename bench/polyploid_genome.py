@@ -43,31 +43,30 @@ import diploid_genome as dg  # noqa: E402  (random_seq, diverge, revcomp, write_
 BASES = b"ACGT"
 
 
+def add_families(rng, segments, total, until, length, copies):
+    """Repeat families (consensus of `length` bases, `copies` copies each,
+    0-3% diverged, either strand) into segments until they hold `until`
+    bases; returns the bases held and the families made."""
+    families = 0
+    while total < until:
+        consensus = dg.random_seq(rng, rng.randint(*length))
+        families += 1
+        for _ in range(rng.randint(*copies)):
+            c = dg.diverge(rng, consensus, rng.uniform(0.0, 0.03))
+            if rng.random() < 0.5:
+                c = dg.revcomp(c)
+            segments.append(c)
+            total += len(c)
+    return total, families
+
+
 def build_founder(rng, g, repeat_share, info):
     segments = []
     target = int(repeat_share * g)
-    total = 0
-    nfam = 0
-    # large families: 80% of the repeat bases
-    while total < 0.8 * target:
-        consensus = dg.random_seq(rng, rng.randint(1000, 6000))
-        nfam += 1
-        for _ in range(rng.randint(2, 8)):
-            c = dg.diverge(rng, consensus, rng.uniform(0.0, 0.03))
-            if rng.random() < 0.5:
-                c = dg.revcomp(c)
-            segments.append(c)
-            total += len(c)
-    # small high-copy families: the rest
-    while total < target:
-        consensus = dg.random_seq(rng, rng.randint(200, 400))
-        nfam += 1
-        for _ in range(rng.randint(20, 60)):
-            c = dg.diverge(rng, consensus, rng.uniform(0.0, 0.03))
-            if rng.random() < 0.5:
-                c = dg.revcomp(c)
-            segments.append(c)
-            total += len(c)
+    # large families: 80% of the repeat bases; small high-copy families: the rest
+    total, large = add_families(rng, segments, 0, 0.8 * target, (1000, 6000), (2, 8))
+    total, small = add_families(rng, segments, total, target, (200, 400), (20, 60))
+    nfam = large + small
     info["repeat_families"] = nfam
     info["repeat_copies"] = len(segments)
     rng.shuffle(segments)

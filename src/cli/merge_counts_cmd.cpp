@@ -55,9 +55,7 @@ int gather_stats(const MergeCountsArgs& a, const RunClock& clock) {
   if (a.output != "-" && !a.no_multiqc) {  // as count --stats writes them, for the whole
     MultiqcPaths mqc = multiqc_paths(a.output);
     if (!a.sample.empty()) mqc.sample = a.sample;
-    std::vector<uint64_t> histogram;
-    if (const auto h = g.find("histogram"); h != g.end() && h->contains("rows"))
-      histogram = histogram_from_rows((*h)["rows"]);
+    const std::vector<uint64_t> histogram = embedded_histogram(g, a.output);
     write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, g));
     write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, g, histogram));
   }

@@ -16,9 +16,7 @@
 #include "formats/output.hpp"
 #include "profile/genome_model.hpp"
 #include "profile/genome_plot.hpp"
-#include "report/count_summary.hpp"
 #include "report/report.hpp"
-#include "report/spectrum.hpp"
 #include "report/stats.hpp"
 
 namespace kmerbloom::cli {
@@ -109,9 +107,10 @@ nlohmann::json compare_with_smudge(const SmudgeSays& h, const GenomeProfile& p, 
 int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& ploidy_option) {
   RunClock clock;
   std::vector<NamedPath> outs = {{"-o", a.output}, {"--stats", a.stats}, {"--plot", a.plot}};
+  const bool from_stats = looks_like_json(a.input);
   std::optional<MultiqcPaths> mqc;
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
-    mqc = multiqc_paths(a.stats, looks_like_json(a.input) ? "" : a.input);
+    mqc = multiqc_paths(a.stats, from_stats ? "" : a.input);
     if (!a.sample.empty()) mqc->sample = a.sample;
     outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)", mqc->general_stats});
   }
@@ -125,38 +124,25 @@ int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& p
     }
   }
   ProfileOptions o;
-  o.ploidy = a.ploidy;
   std::vector<uint64_t> histogram;
-  if (looks_like_json(a.input)) {
+  if (from_stats) {
     const nlohmann::json stats = read_stats_file(a.input);
     check_count_stats(stats, display_name(a.input));
-    auto h = stats.find("histogram");
-    if (h == stats.end() || !h->is_object() || !h->contains("rows"))
+    histogram = embedded_histogram(stats, a.input);
+    if (histogram.empty())
       throw InputError(a.input + ": no histogram (histogram.rows): count with --stats keeps one; or give the --histo file");
-    try {
-      histogram = histogram_from_rows((*h)["rows"]);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(a.input + ": histogram.rows: " + e.what());
-    }
-    const SpectrumOptions so = spectrum_options_from_stats(stats, histogram);
-    o.last_row_overflow = so.last_row_overflow;
-    o.skip_row1 = so.row1_estimated;
-    o.total_kmers = so.total_kmers;
-    if (auto k = stats.find(stats_key::k); k != stats.end() && k->is_number_unsigned()) {
-      const auto sk = k->get<unsigned>();
-      if (k_option.count() && a.k != sk)
-        throw std::invalid_argument("-k " + std::to_string(a.k) + " but " + a.input + " counted " + std::to_string(sk) +
-                                    "-mers: leave -k out");
-      o.k = sk;
-    }
+    o = profile_options_from_stats(stats, histogram, a.ploidy);
+    if (o.k && k_option.count() && a.k != o.k)
+      throw std::invalid_argument("-k " + std::to_string(a.k) + " but " + a.input + " counted " + std::to_string(o.k) +
+                                  "-mers: leave -k out");
   } else {
     const HistogramFile hf = read_histogram(a.input);
     histogram = hf.frequency;
+    o.ploidy = a.ploidy;
     o.last_row_overflow = hf.dense;  // kmerbloom's histogram ends with its overflow row
     if (!k_option.count())
       throw std::invalid_argument("-k is required with a histogram file (" + display_name(a.input) +
                                   " does not say its k): give the k it was counted with");
-    o.k = a.k;
   }
   if (o.k == 0) o.k = a.k;
 
@@ -179,14 +165,10 @@ int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& p
   if (!a.stats.empty()) {
     const nlohmann::json figures = profile_json(p);
     const RunInfo run = run_info("profile", {a.input}, clock);
-    nlohmann::json j = {{"tool", "kmerbloom"},       {"version", KMERBLOOM_VERSION}, {"command", run.command},
-                        {"command_line", run.command_line}, {"inputs", run.inputs}};
+    nlohmann::json j = run_head_json(run);
     j.update(figures);
     if (smudge) j["hetmers"] = smudge_json;
-    j["wall_seconds"] = run.wall_seconds;
-    j["cpu_seconds"] = run.cpu_seconds;
-    j["peak_memory_bytes"] = run.peak_memory_bytes;
-    write_json(a.stats, j);
+    write_json(a.stats, with_run_costs(std::move(j), run));
     if (mqc) write_json(mqc->general_stats, multiqc_profile(mqc->sample, figures));
   }
   if (!a.plot.empty()) write_profile_svg(histogram, p, display_name(a.input), a.plot);

@@ -105,14 +105,10 @@ int run_qv(QvArgs& a) {
   const nlohmann::json figures = qv_figures_json(r, name);
   if (!a.stats.empty()) {
     const RunInfo run = run_info("qv", {a.opt.assembly, a.opt.read_counts}, clock);
-    nlohmann::json j = {{"tool", "kmerbloom"},       {"version", KMERBLOOM_VERSION}, {"command", run.command},
-                        {"command_line", run.command_line}, {"inputs", run.inputs}};
+    nlohmann::json j = run_head_json(run);
     j.update(figures);
     j["warnings"] = warnings;
-    j["wall_seconds"] = run.wall_seconds;
-    j["cpu_seconds"] = run.cpu_seconds;
-    j["peak_memory_bytes"] = run.peak_memory_bytes;
-    write_json(a.stats, j);
+    write_json(a.stats, with_run_costs(std::move(j), run));
     if (mqc) write_json(mqc->general_stats, multiqc_qv(mqc->sample, figures));
   }
   const double qv = phred_qv(kmer_error_rate(r.missing, r.asm_kmers, r.k));

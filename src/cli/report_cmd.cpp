@@ -54,12 +54,8 @@ int run_report(ReportArgs a) {
   std::vector<uint64_t> histogram;
   if (!a.histo.empty()) {
     histogram = read_histogram_file(a.histo);
-  } else if (auto h = stats.find("histogram"); h != stats.end() && h->is_object() && h->contains("rows")) {
-    try {
-      histogram = histogram_from_rows((*h)["rows"]);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(a.stats + ": histogram.rows: " + e.what());
-    }
+  } else {
+    histogram = embedded_histogram(stats, a.stats);
   }
   bool any = false;
   for (size_t c = 1; c < histogram.size() && !any; ++c) any = histogram[c] != 0;

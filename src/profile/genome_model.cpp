@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
 
 #include <gsl/gsl_blas.h>
@@ -14,6 +12,7 @@
 
 #include "common/format.hpp"
 #include "report/count_summary.hpp"
+#include "report/report.hpp"
 #include "report/spectrum.hpp"
 
 namespace kmerbloom {
@@ -30,10 +29,16 @@ struct Rows {
   std::vector<double> log_c;      // log(c), the divisor of the pmf's step from row c - 1 into row c
 };
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
+// v with `digits` decimals, for messages.
+std::string fixed(double v, int digits) { return strf("%.*f", digits, v); }
+
+// Distinct k-mers at copy number j (1 .. 2p) per unit of the NB pmf: the
+// positions in one copy holding k-mers shared by j haplotypes, and half of
+// those in two copies holding k-mers shared by j / 2.
+double copy_weight(unsigned j, unsigned p, double length, double dup, const std::vector<double>& q) {
+  double w = j <= p ? (1 - dup) * length * q[j] : 0;
+  if (j % 2 == 0) w += dup / 2 * length * q[j / 2];
+  return w;
 }
 
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
@@ -68,12 +73,7 @@ struct Model {
     return m;
   }
 
-  // Distinct k-mers at copy number j (1 .. 2p) per unit of the NB pmf.
-  double weight(unsigned j) const {
-    double w = j <= p ? (1 - dup) * length * q[j] : 0;
-    if (j % 2 == 0) w += dup / 2 * length * q[j / 2];
-    return w;
-  }
+  double weight(unsigned j) const { return copy_weight(j, p, length, dup, q); }
 };
 
 // log NB pmf with mean mu, variance mu * (1 + bias), at x.
@@ -86,7 +86,7 @@ double log_nb(double x, double mu, double bias) {
 void evaluate(const Model& m, const Rows& rows, std::vector<double>& out) {
   const size_t n = rows.f.size();
   out.assign(n, 0.0);
-  for (size_t i = 0; i < n; ++i) out[i] = m.err_amp * std::exp(-m.err_slope * std::log(static_cast<double>(rows.first + i)));
+  for (size_t i = 0; i < n; ++i) out[i] = m.err_amp * std::exp(-m.err_slope * rows.log_c[i]);
   const double step = std::log(m.bias / (1 + m.bias));
   for (unsigned j = 1; j <= 2 * m.p; ++j) {
     const double w = m.weight(j);
@@ -213,8 +213,7 @@ double GenomeProfile::errors_at(uint64_t c) const {
 
 double GenomeProfile::copies_at(unsigned j, uint64_t c) const {
   if (j == 0 || j > 2 * ploidy || multiplicity.size() != ploidy + 1u) return 0;
-  double w = j <= ploidy ? (1 - duplication) * model_length * multiplicity[j] : 0;
-  if (j % 2 == 0) w += duplication / 2 * model_length * multiplicity[j / 2];
+  const double w = copy_weight(j, ploidy, model_length, duplication, multiplicity);
   return w > 0 ? w * std::exp(log_nb(static_cast<double>(c), j * kmer_coverage, bias)) : 0;
 }
 

@@ -8,8 +8,7 @@ using json = nlohmann::json;
 
 json hetmer_stats_json(const RunInfo& run, const HetmerRunFacts& facts, const HetmerCutoffs& cutoffs,
                        const HetmerResult& r, const SmudgePeak& peak) {
-  json j = {{"tool", "kmerbloom"}, {"version", KMERBLOOM_VERSION}, {"command", run.command},
-            {"command_line", run.command_line}, {"inputs", run.inputs}};
+  json j = run_head_json(run);
   j.update({{"k", facts.k},
             {"kmers_in_file", facts.kmers_in_file},
             {"lower", cutoffs.lower},
@@ -40,9 +39,7 @@ json hetmer_stats_json(const RunInfo& run, const HetmerRunFacts& facts, const He
   p["structure"] = peak.ploidy ? json(peak.structure) : json();
   p["haploid_coverage"] = peak.ploidy ? json(peak.haploid_coverage) : json();
   j["smudge_peak"] = p;
-  j.update({{"wall_seconds", run.wall_seconds}, {"cpu_seconds", run.cpu_seconds},
-            {"peak_memory_bytes", run.peak_memory_bytes}});
-  return j;
+  return with_run_costs(std::move(j), run);
 }
 
 json hetmer_multiqc_json(const std::string& sample, const json& stats) {

@@ -15,12 +15,8 @@ json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult
     read += i.kmers;
   }
   const bool takes_mode = o.op == KmerSetOp::union_ || o.op == KmerSetOp::intersect;
-  json j = {{"tool", "kmerbloom"},
-            {"version", KMERBLOOM_VERSION},
-            {"command", run.command},
-            {"command_line", run.command_line},
-            {"inputs", run.inputs},
-            {"operation", set_op_name(o.op)},
+  json j = run_head_json(run);
+  j.update({{"operation", set_op_name(o.op)},
             {"count_mode", takes_mode ? json(count_mode_name(o.mode())) : json()},
             {"input_min_count", o.input_min},
             {"input_max_count", o.input_max},
@@ -35,17 +31,14 @@ json set_stats_json(const RunInfo& run, const SetOpOptions& o, const SetOpResult
             {"count_sum_out", r.count_sum},
             {"kmers_count_capped", kmers_count_capped},
             {"output", output},
-            {"threads", o.threads},
-            {"wall_seconds", run.wall_seconds},
-            {"cpu_seconds", run.cpu_seconds},
-            {"peak_memory_bytes", run.peak_memory_bytes}};
+            {"threads", o.threads}});
   if (!r.histogram.empty()) {
     json rows = json::array();
     for (size_t c = 1; c < r.histogram.size(); ++c)
       if (r.histogram[c]) rows.push_back({c, r.histogram[c]});
     j["histogram"] = {{"max_row", o.histo_max}, {"overflow_row", o.histo_max + 1}, {"rows", rows}};
   }
-  return j;
+  return with_run_costs(std::move(j), run);
 }
 
 json set_multiqc_general_stats(const std::string& sample, const json& stats) {

@@ -7,28 +7,34 @@
 #include "report/count_summary.hpp"
 
 namespace kmerbloom {
-namespace {
-
-using json = nlohmann::json;
-
-json header(const RunInfo& run) {
-  json j;
-  j["tool"] = "kmerbloom";
-  j["version"] = KMERBLOOM_VERSION;
-  j["command"] = run.command;
-  j["command_line"] = run.command_line;
-  j["inputs"] = run.inputs;
-  const CpuFeatures& cpu = cpu_features();
-  j["cpu"] = {{"features", cpu.names()}, {"source", cpu.source}};
-  return j;
+nlohmann::json run_head_json(const RunInfo& run) {
+  return {{"tool", "kmerbloom"},
+          {"version", KMERBLOOM_VERSION},
+          {"command", run.command},
+          {"command_line", run.command_line},
+          {"inputs", run.inputs}};
 }
 
-json finish(json j, const RunInfo& run) {
+nlohmann::json with_run_costs(nlohmann::json j, const RunInfo& run) {
   j["wall_seconds"] = run.wall_seconds;
   j["cpu_seconds"] = run.cpu_seconds;
   j["peak_memory_bytes"] = run.peak_memory_bytes;
   return j;
 }
+
+namespace {
+
+using json = nlohmann::json;
+
+// The head, and the CPU extensions the hot loops ran with.
+json header(const RunInfo& run) {
+  json j = run_head_json(run);
+  const CpuFeatures& cpu = cpu_features();
+  j["cpu"] = {{"features", cpu.names()}, {"source", cpu.source}};
+  return j;
+}
+
+json finish(json j, const RunInfo& run) { return with_run_costs(std::move(j), run); }
 
 // Saturated layers estimate infinitely many keys: JSON null.
 json finite_or_null(double x) { return std::isfinite(x) ? json(x) : json(); }

@@ -31,6 +31,12 @@ struct RunInfo {
   uint64_t peak_memory_bytes = 0;
 };
 
+// The keys every subcommand's statistics open with (tool, version, command,
+// command_line, inputs), and those they close with (wall_seconds,
+// cpu_seconds, peak_memory_bytes): with_run_costs(j, run) adds them to j.
+nlohmann::json run_head_json(const RunInfo& run);
+nlohmann::json with_run_costs(nlohmann::json j, const RunInfo& run);
+
 // count --stats. The spectrum is the one analysis of the run (the page and
 // the plot get the same); pass_names label pass_seconds when they match it in
 // number; warnings are what the run told the user.

@@ -22,7 +22,8 @@ uint64_t count_of(const json& j, const char* key) {
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
-// The histogram embedded in count statistics (histogram.rows), or empty.
+}  // namespace
+
 std::vector<uint64_t> embedded_histogram(const json& st, const std::string& name) {
   const auto h = st.find("histogram");
   if (h == st.end() || !h->is_object() || !h->contains("rows")) return {};
@@ -32,8 +33,6 @@ std::vector<uint64_t> embedded_histogram(const json& st, const std::string& name
     throw InputError(name + ": histogram.rows: " + e.what());
   }
 }
-
-}  // namespace
 
 json read_stats_file(const std::string& path) {
   json j;

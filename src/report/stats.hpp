@@ -3,6 +3,7 @@
 // Pure functions; InputError messages start with the file's name.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@ namespace kmerbloom {
 // Reads a statistics file ("-" for stdin). Throws InputError naming the file
 // when it cannot be read, is not JSON, or is not a JSON object.
 nlohmann::json read_stats_file(const std::string& path);
+
+// The histogram the statistics hold (histogram.rows), or empty when they
+// hold none. Throws InputError naming the file for malformed rows.
+std::vector<uint64_t> embedded_histogram(const nlohmann::json& stats, const std::string& name);
 
 // Throws InputError("NAME: not k-mer count statistics (...)") unless stats is
 // what `count --stats` or `merge-counts --stats` writes: a JSON object of
