@@ -89,8 +89,7 @@ int run_sets(SetsArgs& a) {
   RunProgress progress(a.progress.force(a.output), op.k() ? op.k() : 31, 0);
   progress.pass(a.op + ": merging the inputs");
   progress.units("bytes read", input_bytes_total(a.inputs));
-  const SetOpResult r =
-      op.run([&](std::string_view kmer, uint64_t count) { out->add(kmer, count); }, &progress.counters);
+  const SetOpResult r = op.run(*out, &progress.counters);
   progress.stop();
   out->finish();
   const uint64_t capped = out->counts_capped();

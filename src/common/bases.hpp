@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace kmerbloom {
 
@@ -84,6 +86,28 @@ struct PackedKmers {
   size_t n = 0;
 };
 
+// Packed k-mers (PackedKmers' layout) end to end with their counts, as the
+// readers of sorted count files hand them on: up to capacity() at a time,
+// n of them filled, each `bytes` long.
+struct PackedBatch {
+  unsigned k = 0, bytes = 0;
+  size_t n = 0;
+  std::vector<char> kmers;       // capacity() * bytes
+  std::vector<uint64_t> counts;  // capacity()
+
+  // Emptied, for k-mers of k bases, room for `capacity` of them.
+  void reset(unsigned k_bases, size_t capacity) {
+    k = k_bases;
+    bytes = (k_bases + 3) / 4;
+    n = 0;
+    if (counts.size() < capacity) counts.resize(capacity);
+    if (kmers.size() < counts.size() * bytes) kmers.resize(counts.size() * bytes);
+  }
+  size_t capacity() const { return bytes ? std::min(counts.size(), kmers.size() / bytes) : counts.size(); }
+  char* kmer_at(size_t i) { return kmers.data() + i * bytes; }
+  std::string_view kmer(size_t i) const { return {kmers.data() + i * bytes, bytes}; }
+};
+
 // The four letters of every byte of packed bases.
 inline constexpr std::array<std::array<char, 4>, 256> kByteBases = [] {
   std::array<std::array<char, 4>, 256> t{};
@@ -99,6 +123,67 @@ inline void decode_packed_kmer(const uint8_t* packed, unsigned k, char* out) {
   std::memcpy(out, first.data() + lead, 4 - lead);
   out += 4 - lead;
   for (unsigned i = 1; i < bytes; ++i, out += 4) std::memcpy(out, kByteBases[packed[i]].data(), 4);
+}
+
+// The reverse of decode_packed_kmer: packs k = text.size() letters of upper-case
+// A, C, G, T (not checked: the caller's) into ceil(k / 4) bytes at out.
+inline void pack_kmer_text(std::string_view text, uint8_t* out) {
+  const size_t k = text.size(), bytes = (k + 3) / 4;
+  size_t i = 0, held = 4 * bytes - k;  // the first byte's pad bases, zero
+  for (size_t b = 0; b < bytes; ++b, held = 0) {
+    unsigned byte = 0;
+    for (; held < 4; ++held) byte = byte << 2 | base_codes(static_cast<unsigned char>(text[i++]));
+    out[b] = static_cast<uint8_t>(byte);
+  }
+}
+
+// Copies the n bytes of a k-mer (packed or in letters) inline up to 16
+// bytes (k <= 64 packed), in two overlapping moves, where memcpy of a length
+// known only at run time is a call.
+inline void copy_kmer_bytes(char* to, const char* from, size_t n) {
+  if (n > 16) {
+    std::memcpy(to, from, n);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, from, 8);
+    std::memcpy(&b, from + n - 8, 8);
+    std::memcpy(to, &a, 8);
+    std::memcpy(to + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, from, 4);
+    std::memcpy(&b, from + n - 4, 4);
+    std::memcpy(to, &a, 4);
+    std::memcpy(to + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) to[i] = from[i];
+  }
+}
+// `to` made a copy of `from`, its storage kept.
+inline void assign_kmer_bytes(std::string& to, std::string_view from) {
+  if (to.size() != from.size()) to.resize(from.size());
+  copy_kmer_bytes(to.data(), from.data(), from.size());
+}
+
+// Orders two k-mers of n bytes each, packed (or in letters) as
+// std::string_view would (bytes unsigned, first byte first), inline: eight
+// bytes at a time, where memcmp is a call.
+inline int compare_kmer_bytes(const char* a, const char* b, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  for (; i < n; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+  return 0;
+}
+// The same for views of one length (a shorter view is before a longer one).
+inline int compare_kmer_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  return compare_kmer_bytes(a.data(), b.data(), a.size());
 }
 
 }  // namespace kmerbloom

@@ -73,6 +73,13 @@ class KffCountReader final : public CountFileReader {
       file_ = std::make_unique<KffReader>(std::move(source));
   }
   bool next(KmerCount& out) override { return sorted_ ? sorted_->next(out.kmer, out.count) : file_->next(out.kmer, out.count); }
+  bool packs() const override { return true; }
+  bool next_packed(std::string_view& kmer, uint64_t& count) override {
+    return sorted_ ? sorted_->next_packed(kmer, count) : file_->next_packed(kmer, count);
+  }
+  bool next_packed_batch(PackedBatch& batch, size_t most) override {
+    return sorted_ ? sorted_->next_packed_batch(batch, most) : file_->next_packed_batch(batch, most);
+  }
   [[noreturn]] void fail(const std::string& what) const override {
     if (sorted_) sorted_->fail(what);
     file_->fail(what);

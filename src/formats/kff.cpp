@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 #include "seqio/decompress.hpp"
 #include "formats/kff_format.hpp"
@@ -105,6 +106,15 @@ class Input {
     return p;
   }
   bool at_end() { return begin_ == end_ && !fill(1); }
+  // Whole records of `size` bytes, up to `most` (>= 1) of them, as many as
+  // are buffered (at least one); consumed. nullptr when the input ends first.
+  const uint8_t* take_records(size_t size, uint64_t most, size_t& got) {
+    if (end_ - begin_ < size && !fill(size)) return nullptr;
+    got = static_cast<size_t>(std::min<uint64_t>(most, (end_ - begin_) / size));
+    const uint8_t* p = buf_.data() + begin_;
+    begin_ += got * size;
+    return p;
+  }
   // Skips n bytes; false when the input ends first.
   bool skip(uint64_t n) {
     const uint64_t here = std::min<uint64_t>(n, end_ - begin_);
@@ -156,7 +166,23 @@ struct Scope {
 struct SectionStart {
   uint64_t at;
   Scope scope;
+  bool fixed = false;  // records of one size (KffReader::Impl::fixed_records)
+  uint64_t blocks = 0;
+  unsigned k = 0, data_size = 0;
 };
+
+// The k-mer of a fixed record at `at` of a plain file, its pad bits cleared.
+std::string kmer_at(const Fd& fd, uint64_t at, unsigned k, const std::string& name) {
+  std::string kmer(packed_bytes(k), '\0');
+  for (size_t got = 0; got < kmer.size();) {
+    const ssize_t n = ::pread(fd.fd, kmer.data() + got, kmer.size() - got, static_cast<off_t>(at + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError(name + ": byte " + std::to_string(at) + ": file ends inside a block (truncated)");
+    got += static_cast<size_t>(n);
+  }
+  kmer[0] = static_cast<char>(static_cast<uint8_t>(kmer[0]) & (0xff >> (8 * kmer.size() - 2 * k)));
+  return kmer;
+}
 
 }  // namespace
 
@@ -180,6 +206,7 @@ struct KffReader::Impl {
   unsigned k = 0, data_size = 0, count_bytes = 0, index_bytes = 0;
   uint64_t max = 0, m = 0;
   std::string minimizer, block;
+  std::string packed;  // next_packed's k-mer where it is not the file's own bytes
   uint64_t block_kmers = 0, block_pos = 0, block_at = 0;
   // Every section's start, and what the index sections say, checked at the end.
   std::vector<std::pair<uint64_t, char>> starts, indexed;
@@ -205,6 +232,11 @@ struct KffReader::Impl {
   void skip_section();
   void check_index() const;
   bool next(std::string_view& kmer, uint64_t& count);
+  bool next_packed(std::string_view& kmer, uint64_t& count);
+  bool next_packed_batch(PackedBatch& b, size_t most);
+  // A raw section of one k-mer a block in the encoding A, C, G, T: records
+  // of one size whose k-mers are the file's own bytes.
+  bool fixed_records() const { return type == 'r' && count_bytes == 0 && header.encoding == kKffEncodingACGT; }
   void unpack(const uint8_t* p, uint64_t bases, std::string& out) const {
     const uint64_t bytes = packed_bytes(bases);
     size_t pad = static_cast<size_t>(4 * bytes - bases);  // leading codes of the first byte, ignored
@@ -383,6 +415,65 @@ bool KffReader::Impl::next(std::string_view& kmer, uint64_t& count) {
   return true;
 }
 
+// In a raw section of one k-mer a block, in the encoding A, C, G, T: a
+// record's own bytes (the pad bits above the first base cleared, where a
+// writer left them set). Elsewhere the letters next() gives, packed.
+bool KffReader::Impl::next_packed(std::string_view& kmer, uint64_t& count) {
+  while (block_pos == block_kmers && blocks_left == 0)
+    if (!open_section()) return false;
+  if (block_pos < block_kmers || !fixed_records()) {
+    std::string_view text;
+    if (!next(text, count)) return false;
+    packed.resize(packed_bytes(text.size()));
+    pack_kmer_text(text, reinterpret_cast<uint8_t*>(packed.data()));
+    kmer = packed;
+    return true;
+  }
+  const size_t bytes = packed_bytes(k);
+  block_at = in.offset();
+  const uint8_t* p = need(bytes + data_size, "a block");
+  --blocks_left;
+  count = data_size ? load_be(p + bytes, data_size) : 1;
+  kmer = std::string_view(reinterpret_cast<const char*>(p), bytes);
+  if (const unsigned pad = static_cast<unsigned>(8 * bytes - 2 * k); pad && p[0] >> (8 - pad)) {
+    packed.assign(kmer);
+    packed[0] = static_cast<char>(p[0] & (0xff >> pad));
+    kmer = packed;
+  }
+  return true;
+}
+
+// Up to `most` k-mers of one k into b, the records of fixed sections moved
+// straight from the buffer; false when none is left.
+bool KffReader::Impl::next_packed_batch(PackedBatch& b, size_t most) {
+  b.n = 0;
+  for (;;) {
+    while (block_pos == block_kmers && blocks_left == 0)
+      if (!open_section()) return b.n > 0;
+    if (b.n == 0) b.reset(k, most);
+    else if (k != b.k || b.n == b.capacity()) return true;  // a batch holds one k
+    if (block_pos < block_kmers || !fixed_records()) {
+      std::string_view kmer;
+      if (!next_packed(kmer, b.counts[b.n])) return b.n > 0;
+      copy_kmer_bytes(b.kmer_at(b.n++), kmer.data(), kmer.size());
+      continue;
+    }
+    const size_t bytes = b.bytes, size = bytes + data_size;
+    size_t got = 0;
+    const uint8_t* p = in.take_records(size, std::min<uint64_t>(blocks_left, b.capacity() - b.n), got);
+    if (!p) fail("file ends inside a block (truncated)");
+    const uint8_t keep = static_cast<uint8_t>(0xff >> (8 * bytes - 2 * k));  // the pad bits cleared
+    for (size_t i = 0; i < got; ++i, p += size) {
+      char* to = b.kmer_at(b.n);
+      copy_kmer_bytes(to, reinterpret_cast<const char*>(p), bytes);
+      to[0] = static_cast<char>(p[0] & keep);
+      b.counts[b.n++] = data_size ? load_be(p + bytes, data_size) : 1;
+    }
+    blocks_left -= got;
+    block_at = in.offset() - size;
+  }
+}
+
 KffReader::KffReader(const std::string& path) : KffReader(open_source(path)) {}
 KffReader::KffReader(std::unique_ptr<detail::ByteSource> source) {
   const std::string name = source->display();
@@ -392,6 +483,8 @@ KffReader::KffReader(std::unique_ptr<detail::ByteSource> source) {
 KffReader::~KffReader() = default;
 const KffHeader& KffReader::header() const { return impl_->header; }
 bool KffReader::next(std::string_view& kmer, uint64_t& count) { return impl_->next(kmer, count); }
+bool KffReader::next_packed(std::string_view& kmer, uint64_t& count) { return impl_->next_packed(kmer, count); }
+bool KffReader::next_packed_batch(PackedBatch& batch, size_t most) { return impl_->next_packed_batch(batch, most); }
 unsigned KffReader::k() const { return impl_->k; }
 KffReader::Place KffReader::place() const {
   const Impl& i = *impl_;
@@ -455,11 +548,36 @@ KffSortedReader::KffSortedReader(const std::string& path, std::unique_ptr<detail
   scan.read_header();
   std::vector<SectionStart> found;
   while (scan.open_section()) {
-    found.push_back({scan.section_at, scan.scope});
+    found.push_back({scan.section_at, scan.scope, scan.fixed_records(), scan.blocks_left, scan.k, scan.data_size});
     scan.skip_section();
   }
   canonical_ = scan.header.canonical;
   if (scan.declared_k) scanned_k_ = static_cast<unsigned>(*scan.declared_k);
+  // Sections of fixed records of one k, each one's first k-mer after the
+  // last of the one before (kmerbloom's own files): one cursor reads the
+  // file front to back, with nothing to merge.
+  sequential_ = true;
+  std::string last;
+  for (const SectionStart& s : found) {
+    if (!s.fixed || s.k != found[0].k) {
+      sequential_ = false;
+      break;
+    }
+    if (s.blocks == 0) continue;
+    const uint64_t first_at = s.at + 9, size = packed_bytes(s.k) + s.data_size;  // after 'r' and the block count
+    if (!last.empty() && compare_kmer_bytes(kmer_at(*fd, first_at, s.k, path_), last) <= 0) {
+      sequential_ = false;
+      break;
+    }
+    last = kmer_at(*fd, first_at + (s.blocks - 1) * size, s.k, path_);
+  }
+  if (sequential_) {
+    auto c = std::make_unique<Cursor>();
+    c->impl = std::make_unique<KffReader::Impl>(path_, std::make_unique<FileRaw>(fd, 0, path_), 0, buffer_bytes);
+    c->impl->read_header();
+    cursors_.push_back(std::move(c));
+    return;
+  }
   const size_t each = std::max<size_t>(4096, buffer_bytes / std::max<size_t>(1, found.size()));
   for (const SectionStart& s : found) {
     auto c = std::make_unique<Cursor>();
@@ -485,17 +603,17 @@ unsigned KffSortedReader::declared_k() const {
 void KffSortedReader::advance(size_t i) {
   Cursor& c = *cursors_[i];
   std::string_view km;
-  c.prev.swap(c.kmer);
-  c.has = c.impl->next(km, c.count);
+  assign_kmer_bytes(c.prev, c.kmer);  // not swap: short strings swap by memcpy calls
+  c.has = packed_ ? c.impl->next_packed(km, c.count) : c.impl->next(km, c.count);
   if (!c.has) return;
-  c.kmer.assign(km);
-  if (k_ == 0) k_ = static_cast<unsigned>(km.size());
-  if (km.size() != k_)
-    c.impl->fail("k = " + std::to_string(km.size()) + " after k-mers of k = " + std::to_string(k_) +
-                 ": merging needs one k");
-  if (c.kmer < c.prev)
-    c.impl->fail("k-mers out of order (" + c.kmer + " after " + c.prev + ")" +
-                 (cursors_.size() == 1 && c.impl->one_section == false
+  assign_kmer_bytes(c.kmer, km);
+  const unsigned k = c.impl->k;
+  if (k_ == 0) k_ = k;
+  if (k != k_)
+    c.impl->fail("k = " + std::to_string(k) + " after k-mers of k = " + std::to_string(k_) + ": merging needs one k");
+  if (compare_kmer_bytes(c.kmer, c.prev) < 0)  // packed bytes compare as their letters do
+    c.impl->fail("k-mers out of order (" + text_of(c.kmer) + " after " + text_of(c.prev) + ")" +
+                 (cursors_.size() == 1 && !c.impl->one_section && !sequential_
                       ? ": a KFF stream (stdin, gzip) must be sorted as a whole; give the file uncompressed"
                       : ""));
 }
@@ -511,7 +629,51 @@ uint64_t KffSortedReader::bytes_read() const {
 // whole section of a file whose sections are in order, a k-mer costs one
 // comparison, not a pop and a push.
 bool KffSortedReader::next(std::string_view& kmer, uint64_t& count) {
-  const auto later = [&](size_t a, size_t b) { return std::tie(cursors_[a]->kmer, a) > std::tie(cursors_[b]->kmer, b); };
+  if (started_ && packed_) throw std::logic_error("KffSortedReader::next after next_packed");
+  return step(kmer, count);
+}
+
+bool KffSortedReader::next_packed(std::string_view& kmer, uint64_t& count) {
+  if (!started_) packed_ = true;
+  if (!packed_) throw std::logic_error("KffSortedReader::next_packed after next");
+  return step(kmer, count);
+}
+
+bool KffSortedReader::next_packed_batch(PackedBatch& b, size_t most) {
+  if (!started_) packed_ = true;
+  if (!packed_) throw std::logic_error("KffSortedReader::next_packed_batch after next");
+  if (sequential_) {  // the records as they come; the caller checks their order
+    started_ = true;
+    KffReader::Impl& in = *cursors_[0]->impl;
+    if (!in.next_packed_batch(b, most)) return false;
+    if (k_ == 0) k_ = b.k;
+    if (b.k != k_)
+      in.fail("k = " + std::to_string(b.k) + " after k-mers of k = " + std::to_string(k_) + ": merging needs one k");
+    return true;
+  }
+  b.n = 0;
+  std::string_view kmer;
+  uint64_t count = 0;
+  while (b.n < most && step(kmer, count)) {
+    if (b.n == 0) b.reset(k_, most);
+    copy_kmer_bytes(b.kmer_at(b.n), kmer.data(), b.bytes);
+    b.counts[b.n++] = count;
+  }
+  return b.n > 0;
+}
+
+std::string KffSortedReader::text_of(const std::string& kmer) const {
+  if (!packed_) return kmer;
+  std::string t(k_, 'A');
+  decode_packed_kmer(reinterpret_cast<const uint8_t*>(kmer.data()), k_, t.data());
+  return t;
+}
+
+bool KffSortedReader::step(std::string_view& kmer, uint64_t& count) {
+  const auto later = [&](size_t a, size_t b) {
+    const int c = compare_kmer_bytes(cursors_[a]->kmer, cursors_[b]->kmer);
+    return c > 0 || (c == 0 && a > b);
+  };
   constexpr size_t kNone = SIZE_MAX;
   if (!started_) {
     started_ = true;

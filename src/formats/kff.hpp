@@ -145,6 +145,15 @@ class KffReader {
   // The next k-mer (k bases of ACGT, valid until the next call) and its count.
   // k-mers come in file order. False at the end of the file.
   bool next(std::string_view& kmer, uint64_t& count);
+  // The same k-mer as its 2-bit codes, ceil(k / 4) bytes laid out as
+  // PackedKmers' (common/bases.hpp), whatever the file's encoding: bytes that
+  // compare as the letters do (as unsigned char, as std::string_view does).
+  // In raw sections of one k-mer a block in the encoding A, C, G, T (KMC's
+  // and kmerbloom's), the file's own bytes with no letters made.
+  bool next_packed(std::string_view& kmer, uint64_t& count);
+  // Up to `most` of them into `batch` (reset to their k: a batch holds one
+  // k); false when none is left.
+  bool next_packed_batch(PackedBatch& batch, size_t most);
   // k of the section being read (0 before the first data section).
   unsigned k() const;
   // Where the k-mer next() returned last lies: the file offset of its block
@@ -184,6 +193,14 @@ class KffSortedReader {
   KffSortedReader& operator=(const KffSortedReader&) = delete;
 
   bool next(std::string_view& kmer, uint64_t& count);
+  // The k-mers as KffReader::next_packed gives them. A reader is read one
+  // way: the first call chooses (std::logic_error for the other after it).
+  bool next_packed(std::string_view& kmer, uint64_t& count);
+  // Up to `most` of them into `batch` (reset to their k: a batch holds one
+  // k), false when none is left; read as next_packed reads them. A plain
+  // file whose sections are in order is read front to back, and then the
+  // order of its k-mers is the caller's to check.
+  bool next_packed_batch(PackedBatch& batch, size_t most);
   // k of the k-mers read so far (0 before the first).
   unsigned k() const { return k_; }
   // The k the file declares ('v' sections), k-mers or not: known at once
@@ -197,13 +214,16 @@ class KffSortedReader {
 
  private:
   struct Cursor;
+  bool step(std::string_view& kmer, uint64_t& count);
   void advance(size_t i);
+  std::string text_of(const std::string& kmer) const;  // a cursor's k-mer in letters, for messages
   std::string path_;
   std::vector<std::unique_ptr<Cursor>> cursors_;
   std::vector<size_t> heap_;  // cursors with a k-mer but current_, smallest k-mer on top
   size_t top_ = SIZE_MAX;  // the cursor of the k-mer next() returned last
   unsigned k_ = 0, scanned_k_ = 0;
-  bool started_ = false, canonical_ = false;
+  bool started_ = false, canonical_ = false, packed_ = false;
+  bool sequential_ = false;  // one cursor over a plain file whose sections are in order
 };
 
 // True when the file starts with the KFF signature ("KFF"), after gzip

@@ -216,7 +216,7 @@ void KffWriter::flush_section() {
   section_.resize(n * (kmer_bytes_ + width));
   uint8_t* w = section_.data();
   for (uint64_t i = 0; i < n; ++i) {
-    std::memcpy(w, packed_.data() + i * kmer_bytes_, kmer_bytes_);
+    copy_kmer_bytes(reinterpret_cast<char*>(w), reinterpret_cast<const char*>(packed_.data()) + i * kmer_bytes_, kmer_bytes_);
     w += kmer_bytes_;
     for (unsigned b = width; b-- > 0;) *w++ = static_cast<uint8_t>(counts_[i] >> (8 * b));
   }

@@ -44,17 +44,28 @@ struct SortedCountsOptions {
   // KFF: sections in file order, which must then be in order with one
   // another (kmerbloom's own files are), rather than merged.
   bool kff_file_order = false;
+  // Read with next_packed (k-mers as their 2-bit codes), not next: a
+  // threaded reader parses ahead in the way it will be read.
+  bool packed = false;
 };
 
 class SortedCounts {
  public:
   static constexpr size_t kBatches = 4;           // in flight, when threaded
   static constexpr size_t kBatchBases = 1 << 20;  // bases a batch holds (about)
+  static constexpr size_t kBatchKmers = 1 << 15;  // packed k-mers a batch holds (at most)
 
   virtual ~SortedCounts() = default;
   // The next k-mer in the count range; kmer is valid until the next call.
   // False at the end. Throws InputError for a record that fails a check.
   virtual bool next(std::string_view& kmer, uint64_t& count) = 0;
+  // The next k-mers in the count range as their 2-bit codes (PackedKmers'
+  // layout, common/bases.hpp; they compare as the letters do), a batch of
+  // up to kBatchKmers at a time, one k a batch: KFF's own bytes, no letters
+  // made; a text file's letters checked, then packed. False at the end. A
+  // reader is read one way, the way SortedCountsOptions::packed says
+  // (std::logic_error otherwise, when threaded).
+  virtual bool next_packed_batch(PackedBatch& batch) = 0;
   // The file's name in messages ("<stdin>" for "-").
   virtual const std::string& name() const = 0;
   // Throws InputError for what the caller finds wrong with the record next()

@@ -1,10 +1,13 @@
 #include "profile/set_ops.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <stdexcept>
 
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "formats/count_writer.hpp"
 #include "formats/sorted_counts.hpp"
 
 namespace kmerbloom {
@@ -40,10 +43,23 @@ uint64_t add_saturating(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UI
 
 }  // namespace
 
+// An input's next k-mer, packed, in the batch its stream handed on.
 struct SetOperation::Head {
-  std::string_view kmer;  // valid until its stream's next call
+  std::string_view kmer;
   uint64_t count = 0;
-  bool live = false;      // false: the input is at its end
+  bool live = false;  // false: the input is at its end
+  PackedBatch batch;
+  size_t at = 0;      // kmer is batch.kmer(at)
+
+  // To the input's next k-mer (a new batch when this one is used up).
+  void advance(SortedCounts& in) {
+    if (++at >= batch.n) {
+      at = 0;
+      if (!(live = in.next_packed_batch(batch))) return;
+    }
+    kmer = batch.kmer(at);
+    count = batch.counts[at];
+  }
 };
 
 KmerSetOp parse_set_op(std::string_view name) { return parse_name(name, kOps, "operation"); }
@@ -87,6 +103,7 @@ SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOp
   so.min_count = o_.input_min;
   so.max_count = o_.input_max;
   so.buffer_bytes = std::max<size_t>(o_.buffer_bytes / inputs.size(), 4096);
+  so.packed = true;
   for (size_t i = 0; i < inputs.size(); ++i) {
     so.threaded = i + 1 < o_.threads;  // threads - 1 inputs parsed apart; the rest with the merge
     in_.push_back(open_sorted_counts(inputs[i], so));
@@ -109,7 +126,8 @@ SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOp
   }
   for (size_t i = 0; i < in_.size(); ++i) {
     Head& h = heads_[i];
-    h.live = in_[i]->next(h.kmer, h.count);
+    h.at = 0;
+    if ((h.live = in_[i]->next_packed_batch(h.batch))) h.kmer = h.batch.kmer(0), h.count = h.batch.counts[0];
     // Of the first k-mer read, kept in the count range or not; else what the file declares.
     const unsigned k = in_[i]->k() ? in_[i]->k() : in_[i]->declared_k();
     if (k == 0) continue;
@@ -137,8 +155,8 @@ using Head = SetOperation::Head;
 
 // The count of the k-mer at the inputs `at` (ascending, non-empty) under the
 // operation; false when the k-mer is not in the result.
-bool combine(const SetOpOptions& o, CountMode mode, const std::vector<Head>& h, const std::vector<size_t>& at,
-             uint64_t& out) {
+inline bool combine(const SetOpOptions& o, CountMode mode, const std::vector<Head>& h, std::span<const size_t> at,
+                    uint64_t& out) {
   const size_t n = h.size();
   switch (o.op) {
     case KmerSetOp::diff:
@@ -174,44 +192,97 @@ bool combine(const SetOpOptions& o, CountMode mode, const std::vector<Head>& h, 
 
 }  // namespace
 
-SetOpResult SetOperation::run(const SetSink& sink, PipelineProgress* progress) {
+// The result, k-mer by k-mer, to emit(packed, count).
+template <class Emit>
+SetOpResult SetOperation::merge(Emit& emit, PipelineProgress* progress) {
   const size_t n = in_.size();
   const CountMode mode = o_.mode();
   SetOpResult r;
   if (o_.histo_max > 0) r.histogram.assign(o_.histo_max + 2, 0);
   std::vector<Head>& h = heads_;
-  std::vector<size_t> at;
-  at.reserve(n);
   uint64_t merged = 0;  // distinct k-mers, for the progress's pace
-  for (;;) {
-    at.clear();
-    for (size_t i = 0; i < n; ++i) {
-      if (!h[i].live) continue;
-      const int c = at.empty() ? -1 : h[i].kmer.compare(h[at[0]].kmer);
-      if (c < 0) at.clear();
-      if (c <= 0) at.push_back(i);
-    }
-    if (at.empty()) break;
+  // The k-mer the inputs `at` hold (the smallest of all): its count in the
+  // result, if it is in it; then on to their next k-mers.
+  const auto take = [&](std::span<const size_t> at) __attribute__((always_inline)) {
     uint64_t count = 0;
     const bool in_result = combine(o_, mode, h, at, count);
     count = std::min(count, o_.cap);  // before the range, as kmc_tools' -cs
     if (in_result && count >= o_.min_count && count <= o_.max_count) {
       if (o_.presence) count = 1;
-      sink(h[at[0]].kmer, count);
+      emit(h[at[0]].kmer, count);
       ++r.kmers_out;
       if (!r.histogram.empty()) ++r.histogram[std::min(count, o_.histo_max + 1)];
       r.count_sum = add_saturating(r.count_sum, count);
     }
-    for (const size_t i : at) h[i].live = in_[i]->next(h[i].kmer, h[i].count);
+    for (const size_t i : at) h[i].advance(*in_[i]);
     if (progress && (++merged & 0xffff) == 0) {
       uint64_t bytes = 0;
       for (const auto& s : in_) bytes += s->bytes_read();
       progress->units_done = bytes;
     }
+  };
+  if (n == 2) {  // the usual case, without the search over inputs
+    static constexpr size_t kFirst[] = {0}, kSecond[] = {1}, kBoth[] = {0, 1};
+    while (h[0].live && h[1].live) {
+      const int c = compare_kmer_bytes(h[0].kmer.data(), h[1].kmer.data(), h[0].kmer.size());
+      take(c < 0 ? std::span<const size_t>(kFirst) : c > 0 ? std::span<const size_t>(kSecond) : std::span<const size_t>(kBoth));
+    }
+    while (h[0].live) take(kFirst);
+    while (h[1].live) take(kSecond);
+  } else {
+    std::vector<size_t> at;
+    at.reserve(n);
+    for (;;) {
+      at.clear();
+      for (size_t i = 0; i < n; ++i) {
+        if (!h[i].live) continue;
+        const int c = at.empty() ? -1 : compare_kmer_bytes(h[i].kmer, h[at[0]].kmer);
+        if (c < 0) at.clear();
+        if (c <= 0) at.push_back(i);
+      }
+      if (at.empty()) break;
+      take(at);
+    }
   }
   r.k = k_;
   for (const auto& s : in_) r.inputs.push_back({s->name(), s->read(), s->kept()});
   return r;
+}
+
+SetOpResult SetOperation::run(KmerCountWriter& out, PipelineProgress* progress) {
+  constexpr size_t kChunk = size_t{1} << 14;  // k-mers handed to the writer at once
+  const size_t bytes = (k_ + 3) / 4;
+  std::vector<uint8_t> packed(kChunk * bytes);
+  std::vector<uint32_t> counts;
+  counts.reserve(kChunk);
+  auto flush = [&] {
+    if (!counts.empty()) out.add(PackedKmers{k_, packed.data(), counts.data(), counts.size()});
+    counts.clear();
+  };
+  auto emit = [&](std::string_view kmer, uint64_t count) __attribute__((always_inline)) {
+    if (count > UINT32_MAX) {  // beyond a chunk's counts: alone, in letters
+      flush();
+      std::string text(k_, 'A');
+      decode_packed_kmer(reinterpret_cast<const uint8_t*>(kmer.data()), k_, text.data());
+      out.add(text, count);
+      return;
+    }
+    copy_kmer_bytes(reinterpret_cast<char*>(packed.data()) + counts.size() * bytes, kmer.data(), bytes);
+    counts.push_back(static_cast<uint32_t>(count));
+    if (counts.size() == kChunk) flush();
+  };
+  SetOpResult r = merge(emit, progress);
+  flush();
+  return r;
+}
+
+SetOpResult SetOperation::run(const SetSink& sink, PipelineProgress* progress) {
+  std::string text(k_, 'A');
+  auto emit = [&](std::string_view kmer, uint64_t count) {
+    decode_packed_kmer(reinterpret_cast<const uint8_t*>(kmer.data()), k_, text.data());
+    sink(text, count);
+  };
+  return merge(emit, progress);
 }
 
 }  // namespace kmerbloom

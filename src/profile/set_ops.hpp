@@ -5,7 +5,9 @@
 //
 // Inputs are TSV, FASTA form or KFF (formats/count_file.hpp; KFF sections
 // merged into text order), plain or gzip, "-" for stdin, each sorted by k-mer
-// text as count writes them. Memory is a read buffer per input (buffer_bytes
+// text as count writes them. The merge compares k-mers packed, 2 bits a base
+// (KFF's own bytes; text packed as it is read), and hands the writer packed
+// chunks: no letters are made between a KFF input and a KFF output. Memory is a read buffer per input (buffer_bytes
 // shared among them) plus four batches of parsed k-mers (about 5 MiB) per
 // input parsed on its own thread; it does not grow with the sets. Thread safety: one SetOperation
 // is used by one thread; its parsing threads are its own.
@@ -22,7 +24,8 @@
 #include "seqio/pipeline.hpp"
 
 namespace kmerbloom {
-class SortedCounts;  // formats/sorted_counts.hpp
+class SortedCounts;     // formats/sorted_counts.hpp
+class KmerCountWriter;  // formats/count_writer.hpp
 
 enum class KmerSetOp {
   union_,     // k-mers of any input
@@ -101,13 +104,20 @@ class SetOperation {
   unsigned k() const { return k_; }
   // Whether the inputs' k-mers are canonical, where a KFF input says so.
   std::optional<bool> canonical() const { return canonical_; }
-  // Once only. progress (may be null): units_done is set to the bytes read
-  // of all inputs as the merge goes.
+  // Once only: the result into `out` (not finished: the caller finishes it),
+  // in chunks of packed k-mers; a count above 2^32 - 1 goes alone, in letters.
+  // progress (may be null): units_done is set to the bytes read of all
+  // inputs as the merge goes.
+  SetOpResult run(KmerCountWriter& out, PipelineProgress* progress = nullptr);
+  // The same, k-mer by k-mer in letters.
   SetOpResult run(const SetSink& sink, PipelineProgress* progress = nullptr);
 
   struct Head;  // an input's smallest k-mer not yet merged (set_ops.cpp)
 
  private:
+  template <class Emit>
+  SetOpResult merge(Emit& emit, PipelineProgress* progress);
+
   SetOpOptions o_;
   std::vector<std::unique_ptr<SortedCounts>> in_;
   std::vector<Head> heads_;

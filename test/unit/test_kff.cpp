@@ -474,6 +474,68 @@ TEST_F(Kff, SortedReaderMergesSectionsOfAPlainFile) {
   EXPECT_THROW((void)read_sorted(bad), InputError);
 }
 
+// What next_packed_batch gives, in letters, a batch of at most `most` at a time.
+Records read_packed(const std::string& p, size_t most) {
+  KffSortedReader r(p, 1 << 16);
+  Records out;
+  PackedBatch b;
+  while (r.next_packed_batch(b, most)) {
+    EXPECT_LE(b.n, most);
+    std::string t(b.k, 'A');
+    for (size_t i = 0; i < b.n; ++i) {
+      decode_packed_kmer(reinterpret_cast<const uint8_t*>(b.kmer(i).data()), b.k, t.data());
+      out.emplace_back(t, b.counts[i]);
+    }
+  }
+  return out;
+}
+
+// Packed batches hold the sorted reader's k-mers and counts, whichever way
+// the file is read: sections in order (front to back, the records' own
+// bytes), interleaved (merged), another encoding or minimizer sections
+// (letters packed), pad bits a writer left set, a gzip stream.
+TEST_F(Kff, PackedBatchesAreTheSortedReadersKmers) {
+  const Records r = random_records(29, 3000, 4);
+  const std::string in_order = write_kff(path("order.kff"), r, {.k = 29, .min_count = 1, .section_kmers = 700});
+  const std::string scope = vars({{"k", 3}, {"max", 1}, {"data_size", 1}});
+  const std::string two = put("two.kff", header() + scope + raw_section({{"AAC", 1}, {"GGG", 2}, {"TTA", 3}}, 1) +
+                                             raw_section({{"AAA", 4}, {"CCC", 5}, {"GGT", 6}}, 1) + "KFF");
+  std::string padded = raw_section({{"AAC", 1}, {"CAT", 2}}, 1);
+  padded[9] = static_cast<char>(padded[9] | 0xc0);  // AAC's byte, its two pad bits set
+  const std::string pad = put("pad.kff", header() + scope + padded + "KFF");
+  const std::string other = put("enc.kff", header(0x2d) + vars({{"k", 13}, {"max", 1}, {"data_size", 8}}) +
+                                               raw_section(random_records(13, 50, 2), 8, "\x00\x02\x03\x01") + "KFF");
+  const char* enc = "\x00\x02\x03\x01";
+  const std::string m = put("m.kff", header(0x2d, 0, 0) + vars({{"k", 10}, {"m", 8}, {"max", 255}, {"data_size", 1}}) +
+                                         "m" + pack("AAACTGAT", enc) + be(1, 8) + "\x01" + be(0, 2) + pack("CG", enc) +
+                                         "\x0c" + "KFF");
+  const std::string gz = path("order.kff.gz");
+  {
+    const std::string body = get(in_order);
+    gzFile f = gzopen(gz.c_str(), "wb");
+    gzwrite(f, body.data(), static_cast<unsigned>(body.size()));
+    gzclose(f);
+  }
+  for (const std::string& p : {in_order, two, pad, other, m, gz})
+    for (const size_t most : {size_t{1}, size_t{2}, size_t{1000}, size_t{1} << 15})
+      EXPECT_SAME(read_packed(p, most), read_sorted(p)) << p << ", batches of " << most;
+  EXPECT_EQ(read_packed(pad, 10), (Records{{"AAC", 1}, {"CAT", 2}}));
+  {  // the pad bits cleared, so that bytes compare as letters and writers take them
+    KffSortedReader padded_reader(pad, 1 << 16);
+    PackedBatch b;
+    ASSERT_TRUE(padded_reader.next_packed_batch(b, 10));
+    EXPECT_EQ(std::string(b.kmer(0)), pack("AAC"));
+  }
+  EXPECT_EQ(read_packed(two, 10).front(), (std::pair<std::string, uint64_t>{"AAA", 4}));
+  // A reader is read one way.
+  KffSortedReader once(in_order, 1 << 16);
+  PackedBatch b;
+  ASSERT_TRUE(once.next_packed_batch(b, 10));
+  std::string_view kmer;
+  uint64_t count = 0;
+  EXPECT_THROW(once.next(kmer, count), std::logic_error);
+}
+
 TEST_F(Kff, IsKffFileLooksAtTheContent) {
   EXPECT_FALSE(is_kff_file(put("t.tsv", "ACGT\t3\n")));
   EXPECT_FALSE(is_kff_file(put("short", "KF")));

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +16,8 @@
 
 #include "common/error.hpp"
 #include "count/merge_counts.hpp"
+#include "formats/kff.hpp"
+#include "formats/output.hpp"
 #include "formats/sorted_counts.hpp"
 #include "profile/counted_kmers.hpp"
 #include "profile/read_counts.hpp"
@@ -35,9 +39,19 @@ class SortedCountsTest : public TempDirTest {
         }
       };
     };
+    const auto packed = [](bool threaded) {
+      return [threaded](const std::string& path) {
+        const auto in = open_sorted_counts(path, {.threaded = threaded, .packed = true});
+        PackedBatch b;
+        while (in->next_packed_batch(b)) {
+        }
+      };
+    };
     return {
-        {"sets", stream(false)},
-        {"sets, parsed ahead", stream(true)},
+        {"sets", packed(false)},
+        {"sets, parsed ahead", packed(true)},
+        {"letters", stream(false)},
+        {"letters, parsed ahead", stream(true)},
         {"qv", [](const std::string& path) {
            SortedReadCounts r(path, 0);
            while (!r.done()) r.advance();
@@ -107,6 +121,84 @@ TEST_F(SortedCountsTest, CanonicalAndTheCallersKAreCheckedWhereAsked) {
             path + ": line 1: k-mer of 3 bases, but -k is 4");
   EXPECT_EQ(error_of([&](const std::string&) { read_all({.max_k = 2, .who = "hetmers"}); }, path),
             path + ": line 1: k-mer of 3 bases: hetmers takes k from 1 to 2");
+}
+
+// The k-mers of a KFF file as packed batches: the letters' k-mers, in their
+// order, the count range applied, however the batches fall; a fault found
+// in a batch named by the k-mer's place in the file.
+TEST_F(SortedCountsTest, PackedBatchesAreTheLettersKmers) {
+  std::string text;
+  for (unsigned i = 0; i < 70000; ++i) {  // 31-mers, increasing: three batches
+    std::string kmer(31, 'C');
+    for (unsigned j = 0, x = i * 3; j < 16; ++j, x >>= 2) kmer[30 - j] = "ACGT"[x & 3];
+    text += kmer + "\t" + std::to_string(1 + i % 5) + "\n";
+  }
+  const std::string tsv = write("p.tsv", text), kff = dir_ + "/p.kff";
+  {
+    const auto w = open_sorted_counts(tsv);
+    OutputFile out(kff, false);
+    KffWriter kw(out, {.k = 31, .min_count = 1, .section_kmers = 1000});  // in-order sections
+    std::string_view kmer;
+    uint64_t count = 0;
+    while (w->next(kmer, count)) kw.add(kmer, count);
+    kw.finish();
+    out.commit();
+  }
+  for (const std::string& path : {tsv, kff})
+    for (const bool threaded : {false, true}) {
+      std::string letters, packed;
+      const SortedCountsOptions o{.min_count = 2, .max_count = 4, .threaded = threaded};
+      const auto a = open_sorted_counts(path, o);
+      std::string_view kmer;
+      uint64_t count = 0;
+      while (a->next(kmer, count)) letters += std::string(kmer) + " " + std::to_string(count) + "\n";
+      auto po = o;
+      po.packed = true;
+      const auto b = open_sorted_counts(path, po);
+      PackedBatch batch;
+      std::string t(31, 'A');
+      size_t batches = 0;
+      while (b->next_packed_batch(batch)) {
+        ++batches;
+        EXPECT_EQ(batch.k, 31u);
+        for (size_t i = 0; i < batch.n; ++i) {
+          decode_packed_kmer(reinterpret_cast<const uint8_t*>(batch.kmer(i).data()), 31, t.data());
+          packed += t + " " + std::to_string(batch.counts[i]) + "\n";
+        }
+      }
+      EXPECT_GT(batches, 1u) << path;
+      EXPECT_FALSE(letters.empty());
+      EXPECT_EQ(packed, letters) << path << (threaded ? ", parsed ahead" : "");
+      EXPECT_EQ(b->read(), a->read());
+      EXPECT_EQ(b->kept(), a->kept());
+    }
+  // A fault in a KFF file read front to back (one section: AAA, then AAA
+  // where the writer put AAC) is named by the k-mer's place in the file.
+  std::string bytes;
+  {
+    OutputFile out(dir_ + "/repeat.kff", false);
+    KffWriter kw(out, {.k = 3, .min_count = 1, .max_count = 1});  // counts of one byte
+    kw.add("AAA", 1);
+    kw.add("AAC", 1);
+    kw.finish();
+    out.commit();
+    std::ifstream in(dir_ + "/repeat.kff", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = bytes.find(std::string("\x00\x01\x01\x01", 4));  // AAA 1, AAC 1
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 2] = '\x00';  // AAC becomes AAA
+  const std::string repeat = write("repeat.kff", bytes);
+  for (const bool threaded : {false, true}) {
+    const std::string e = error_of([&](const std::string& p) {
+      const auto in = open_sorted_counts(p, {.threaded = threaded, .packed = true});
+      PackedBatch b;
+      while (in->next_packed_batch(b)) {
+      }
+    }, repeat);
+    EXPECT_NE(e.find(repeat + ": k-mer 2: k-mer repeated (AAA after AAA): inputs must be sorted and distinct"),
+              std::string::npos) << e;
+  }
 }
 
 TEST_F(SortedCountsTest, TheCountRangeSkipsButStillChecks) {
