@@ -19,26 +19,48 @@ export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KB=${KB:-$HERE/../build/kmerbloom}
 DATA=${DATA:-/tmp/kmerbloom-bench/data}
-OUT=${OUT:-/tmp/kmerbloom-bench/lookup}
+SET=${SET:-ecoli_100x}
 ROUNDS=${ROUNDS:-3} THREADS=${THREADS:-2} QUERIES=${QUERIES:-1000000} READS=${READS:-10000}
 log() { echo "[lookup.sh] $*" >&2; }
 . "$HERE/measure.sh"
-R1=$DATA/ecoli_100x_R1.fq.gz R2=$DATA/ecoli_100x_R2.fq.gz
-for f in "$R1" "$R2" "$DATA/ecoli_30x.fq.gz"; do [ -s "$f" ] || { echo "missing $f: run ../shared/bench/make-data.sh" >&2; exit 1; }; done
+# Per set: the pairs, the reads of --reads, count's threshold, Jellyfish's
+# options (the same threshold, a hash that holds every k-mer), whether a TSV
+# form is measured too, and what writes the data.
+case $SET in
+  ecoli_100x)
+    OUT=${OUT:-/tmp/kmerbloom-bench/lookup}
+    R1=$DATA/ecoli_100x_R1.fq.gz R2=$DATA/ecoli_100x_R2.fq.gz READS_FQ=$DATA/ecoli_30x.fq.gz
+    MIN=1 JF_OPTS="-s 200M" TSV=1 MAKER=../shared/bench/make-data.sh ;;
+  diploid120)
+    OUT=${OUT:-/tmp/kmerbloom-bench/lookup-$SET}
+    R1=$DATA/diploid120_R1.fq.gz R2=$DATA/diploid120_R2.fq.gz READS_FQ=$DATA/diploid120_R1.fq.gz
+    MIN=2 JF_OPTS="-L 2 -s 600M" TSV= MAKER="bench/make-diploid.sh genome pairs" ;;
+  *) echo "SET must be ecoli_100x or diploid120, got '$SET'" >&2; exit 1 ;;
+esac
+for f in "$R1" "$R2" "$READS_FQ"; do [ -s "$f" ] || { echo "missing $f: run $MAKER" >&2; exit 1; }; done
 for t in jellyfish /usr/bin/time "$KB"; do command -v "$t" > /dev/null || { echo "missing $t" >&2; exit 1; }; done
 mkdir -p "$OUT"
 : > "$OUT/times.tsv"
 
-[ -s "$OUT/jf.db" ] && [ -s "$OUT/all.kff.kbi" ] && [ -s "$OUT/all.tsv.kbi" ] && [ -n "${REUSE:-}" ] || {
-measure count_kff "$KB" count "$R1" "$R2" -k 31 -c 1 -t "$THREADS" -q -o "$OUT/all.kff"
-measure count_tsv "$KB" count "$R1" "$R2" -k 31 -c 1 -t "$THREADS" -q -o "$OUT/all.tsv"
+[ -s "$OUT/jf.db" ] && [ -s "$OUT/all.kff.kbi" ] && { [ -z "$TSV" ] || [ -s "$OUT/all.tsv.kbi" ]; } && [ -n "${REUSE:-}" ] || {
+measure count_kff "$KB" count "$R1" "$R2" -k 31 -c "$MIN" -t "$THREADS" -q -o "$OUT/all.kff"
+[ -z "$TSV" ] || measure count_tsv "$KB" count "$R1" "$R2" -k 31 -c "$MIN" -t "$THREADS" -q -o "$OUT/all.tsv"
 measure index_kff "$KB" index "$OUT/all.kff" -q
-measure index_tsv "$KB" index "$OUT/all.tsv" -q
-measure jellyfish_count bash -c "jellyfish count -m 31 -C -s 200M -t $THREADS -o '$OUT/jf.db' <(zcat '$R1') <(zcat '$R2')"
+[ -z "$TSV" ] || measure index_tsv "$KB" index "$OUT/all.tsv" -q
+measure jellyfish_count bash -c "jellyfish count -m 31 -C $JF_OPTS -t $THREADS -o '$OUT/jf.db' <(zcat '$R1') <(zcat '$R2')"
 }
 
-# Half drawn from the set (shuf, a fixed random source), half random.
-shuf -n $((QUERIES / 2)) --random-source=<(yes 31) "$OUT/all.tsv" | cut -f1 > "$OUT/present.txt"
+# Half drawn from the set (shuf, a fixed random source), half random. Without
+# a TSV the set streams from the KFF (merge-counts -o -): every Nth k-mer,
+# about QUERIES of them, then shuf.
+if [ -n "$TSV" ]; then
+  shuf -n $((QUERIES / 2)) --random-source=<(yes 31) "$OUT/all.tsv" | cut -f1 > "$OUT/present.txt"
+else
+  kmers=$("$KB" merge-counts "$OUT/all.kff" -q -o - | wc -l)
+  every=$((kmers / QUERIES > 1 ? kmers / QUERIES : 1))
+  "$KB" merge-counts "$OUT/all.kff" -q -o - | awk -v e="$every" 'NR % e == 0 { print $1 }' |
+    shuf -n $((QUERIES / 2)) --random-source=<(yes 31) > "$OUT/present.txt"
+fi
 python3 - "$OUT/present.txt" "$QUERIES" > "$OUT/queries.txt" << 'PY'
 import random, sys
 rng = random.Random(31)
@@ -48,14 +70,14 @@ rng.shuffle(q)
 print("\n".join(q))
 PY
 awk '{ print ">q" NR; print }' "$OUT/queries.txt" > "$OUT/queries.fa"
-(zcat "$DATA/ecoli_30x.fq.gz" || true) | head -n $((4 * READS)) | awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2' > "$OUT/reads.fa"
+(zcat "$READS_FQ" || true) | head -n $((4 * READS)) | awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2' > "$OUT/reads.fa"
 one=$(head -1 "$OUT/queries.txt")
 
 for r in $(seq "$ROUNDS"); do
   measure "kb_open_kff_$r" "$KB" lookup "$OUT/all.kff" "$one"
   measure "jf_open_$r" jellyfish query "$OUT/jf.db" "$one"
   measure "kb_random_kff_$r" "$KB" lookup "$OUT/all.kff" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_kff.out"
-  measure "kb_random_tsv_$r" "$KB" lookup "$OUT/all.tsv" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_tsv.out"
+  [ -z "$TSV" ] || measure "kb_random_tsv_$r" "$KB" lookup "$OUT/all.tsv" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_tsv.out"
   measure "jf_random_$r" jellyfish query "$OUT/jf.db" -s "$OUT/queries.fa" -o "$OUT/jf_random.out"
   measure "kb_reads_kff_$r" "$KB" lookup "$OUT/all.kff" --reads "$OUT/reads.fa" --counts -o "$OUT/kb_reads.out"
   measure "jf_reads_$r" jellyfish query "$OUT/jf.db" -s "$OUT/reads.fa" -o "$OUT/jf_reads.out"
@@ -63,15 +85,16 @@ done
 
 status=0
 cut -d' ' -f2 "$OUT/jf_random.out" > "$OUT/jf_random.counts"
-for f in kb_random_kff kb_random_tsv; do
+for f in kb_random_kff ${TSV:+kb_random_tsv}; do
   if cut -f2 "$OUT/$f.out" | cmp -s - "$OUT/jf_random.counts"; then echo "equal: $f = jellyfish query, $QUERIES k-mers"
   else echo "DIFFERENT: $f vs jellyfish query"; status=1; fi
 done
 if tail -n +2 "$OUT/kb_reads.out" | cut -f5 | tr ',' '\n' | cmp -s - <(cut -d' ' -f2 "$OUT/jf_reads.out"); then
   echo "equal: lookup --reads --counts = jellyfish query -s, every k-mer of $READS reads"
 else echo "DIFFERENT: lookup --reads vs jellyfish query -s"; status=1; fi
+[ -n "$TSV" ] || echo "k-mers: $kmers (count >= $MIN)"
 echo "files: $(stat -c %s "$OUT/all.kff") B KFF + $(stat -c %s "$OUT/all.kff.kbi") B index;" \
-  "$(stat -c %s "$OUT/all.tsv") B TSV + $(stat -c %s "$OUT/all.tsv.kbi") B index; jellyfish $(stat -c %s "$OUT/jf.db") B"
+  ${TSV:+"$(stat -c %s "$OUT/all.tsv") B TSV + $(stat -c %s "$OUT/all.tsv.kbi") B index;"} "jellyfish $(stat -c %s "$OUT/jf.db") B"
 printf 'run\twall_s\tcpu_s\tpeak_MB\n'
 cat "$OUT/times.tsv"
 # Medians over the rounds.

@@ -1,10 +1,18 @@
 #include "profile/smudge_peak.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 namespace kmerbloom {
 namespace {
+
+std::string one_decimal(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
+}
 
 constexpr unsigned kShareBins = 21;  // 0.025 wide: [0, 0.025) ... [0.5, 0.525) holds 1/2 alone
 constexpr double kSumBinWidth = 0.09531017980432486;  // log(1.1)
@@ -78,8 +86,13 @@ SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t kme
     p.note = "the unique pairs hold " + std::to_string(p.pair_kmer_share * 100).substr(0, 4) +
              "% of the k-mers, below " + std::to_string(min_share * 100).substr(0, 4) +
              "%: repeats of two copies that differ at a base (paralogs) make such a smudge in any genome";
-  } else if (p.sum * p.minor_share < 1.5 * static_cast<double>(lower)) {
-    p.note = "the densest smudge lies on the error line (minor count below 1.5 L)";
+  } else if (const double minor = p.sum * p.minor_share, line = 1.5 * static_cast<double>(lower); minor < line) {
+    // Depth scales both counts of a pair; the error line stays near L.
+    p.note = "the densest smudge lies on the error line: its minor count, about " + one_decimal(minor) +
+             ", is below 1.5 L = " + one_decimal(line) +
+             ", where a k-mer paired with one of its own sequencing errors lies, so its pairs cannot be told from "
+             "errors' (reads at about " + one_decimal(line / minor) +
+             " times this depth would lift it clear; or give -L, if the histogram's trough is lower)";
   } else if (nearest > 4) {
     p.note = "the densest smudge has a minor share of about 1/" + std::to_string(nearest) +
              " (a structure beyond AAAB is not said)";

@@ -120,6 +120,9 @@ TEST(SmudgePeak, NoPloidyFromFewPairsRarePairsOrTheErrorLine) {
   const SmudgePeak e = find_smudge_peak(errors, 10, 100000);
   EXPECT_EQ(e.ploidy, 0u);
   EXPECT_NE(e.note.find("error line"), std::string::npos);
+  // Why, and the depth that would decide: the minor count 11 against 1.5 L = 15.
+  EXPECT_NE(e.note.find("its minor count, about 11.0, is below 1.5 L = 15.0"), std::string::npos) << e.note;
+  EXPECT_NE(e.note.find("reads at about 1.4 times this depth would lift it clear"), std::string::npos) << e.note;
   EXPECT_FALSE(find_smudge_peak(SmudgeGrid{}, 10, 1000).found);
   // A clear AB smudge of 50,000 pairs among 10 million k-mers: 0.5%, as the
   // paralogs of a haploid bacterium give.
