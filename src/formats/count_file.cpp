@@ -74,9 +74,6 @@ class KffCountReader final : public CountFileReader {
   }
   bool next(KmerCount& out) override { return sorted_ ? sorted_->next(out.kmer, out.count) : file_->next(out.kmer, out.count); }
   bool packs() const override { return true; }
-  bool next_packed(std::string_view& kmer, uint64_t& count) override {
-    return sorted_ ? sorted_->next_packed(kmer, count) : file_->next_packed(kmer, count);
-  }
   bool next_packed_batch(PackedBatch& batch, size_t most) override {
     return sorted_ ? sorted_->next_packed_batch(batch, most) : file_->next_packed_batch(batch, most);
   }

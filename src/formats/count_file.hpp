@@ -39,15 +39,11 @@ class CountFileReader {
   // The next record into out; false at the end of the file. Throws
   // InputError naming the file and line for a malformed record.
   virtual bool next(KmerCount& out) = 0;
-  // KFF: the next record's k-mer as its 2-bit codes (KffReader::next_packed)
-  // instead of its letters, for readers that say they pack; a reader is read
-  // one way. Text readers do not (their letters are the caller's to check).
+  // KFF: up to `most` records with their k-mers as 2-bit codes instead of
+  // letters (KffSortedReader::next_packed_batch), for readers that say they
+  // pack; a reader is read one way. Text readers do not (their letters are
+  // the caller's to check).
   virtual bool packs() const { return false; }
-  virtual bool next_packed(std::string_view& kmer, uint64_t& count) {
-    (void)kmer, (void)count;
-    throw std::logic_error("CountFileReader::next_packed: " + name() + " holds letters");
-  }
-  // Up to `most` such records into `batch`, of one k (KffSortedReader::next_packed_batch).
   virtual bool next_packed_batch(PackedBatch& batch, size_t most) {
     (void)batch, (void)most;
     throw std::logic_error("CountFileReader::next_packed_batch: " + name() + " holds letters");

@@ -483,7 +483,6 @@ KffReader::KffReader(std::unique_ptr<detail::ByteSource> source) {
 KffReader::~KffReader() = default;
 const KffHeader& KffReader::header() const { return impl_->header; }
 bool KffReader::next(std::string_view& kmer, uint64_t& count) { return impl_->next(kmer, count); }
-bool KffReader::next_packed(std::string_view& kmer, uint64_t& count) { return impl_->next_packed(kmer, count); }
 bool KffReader::next_packed_batch(PackedBatch& batch, size_t most) { return impl_->next_packed_batch(batch, most); }
 unsigned KffReader::k() const { return impl_->k; }
 KffReader::Place KffReader::place() const {
@@ -629,13 +628,7 @@ uint64_t KffSortedReader::bytes_read() const {
 // whole section of a file whose sections are in order, a k-mer costs one
 // comparison, not a pop and a push.
 bool KffSortedReader::next(std::string_view& kmer, uint64_t& count) {
-  if (started_ && packed_) throw std::logic_error("KffSortedReader::next after next_packed");
-  return step(kmer, count);
-}
-
-bool KffSortedReader::next_packed(std::string_view& kmer, uint64_t& count) {
-  if (!started_) packed_ = true;
-  if (!packed_) throw std::logic_error("KffSortedReader::next_packed after next");
+  if (started_ && packed_) throw std::logic_error("KffSortedReader::next after next_packed_batch");
   return step(kmer, count);
 }
 

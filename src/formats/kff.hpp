@@ -145,14 +145,13 @@ class KffReader {
   // The next k-mer (k bases of ACGT, valid until the next call) and its count.
   // k-mers come in file order. False at the end of the file.
   bool next(std::string_view& kmer, uint64_t& count);
-  // The same k-mer as its 2-bit codes, ceil(k / 4) bytes laid out as
-  // PackedKmers' (common/bases.hpp), whatever the file's encoding: bytes that
-  // compare as the letters do (as unsigned char, as std::string_view does).
-  // In raw sections of one k-mer a block in the encoding A, C, G, T (KMC's
-  // and kmerbloom's), the file's own bytes with no letters made.
-  bool next_packed(std::string_view& kmer, uint64_t& count);
-  // Up to `most` of them into `batch` (reset to their k: a batch holds one
-  // k); false when none is left.
+  // Up to `most` k-mers into `batch` (reset to their k: a batch holds one
+  // k) as their 2-bit codes, ceil(k / 4) bytes each laid out as PackedKmers'
+  // (common/bases.hpp), whatever the file's encoding: bytes that compare as
+  // the letters do (as unsigned char, as std::string_view does). In raw
+  // sections of one k-mer a block in the encoding A, C, G, T (KMC's and
+  // kmerbloom's), the records' own bytes, no letters made. False when none
+  // is left.
   bool next_packed_batch(PackedBatch& batch, size_t most);
   // k of the section being read (0 before the first data section).
   unsigned k() const;
@@ -193,13 +192,11 @@ class KffSortedReader {
   KffSortedReader& operator=(const KffSortedReader&) = delete;
 
   bool next(std::string_view& kmer, uint64_t& count);
-  // The k-mers as KffReader::next_packed gives them. A reader is read one
-  // way: the first call chooses (std::logic_error for the other after it).
-  bool next_packed(std::string_view& kmer, uint64_t& count);
-  // Up to `most` of them into `batch` (reset to their k: a batch holds one
-  // k), false when none is left; read as next_packed reads them. A plain
-  // file whose sections are in order is read front to back, and then the
-  // order of its k-mers is the caller's to check.
+  // The k-mers as KffReader::next_packed_batch gives them, up to `most`
+  // into `batch`; false when none is left. A reader is read one way: the
+  // first call chooses (std::logic_error for next after it). A plain file
+  // whose sections are in order is read front to back, and then the order
+  // of its k-mers is the caller's to check.
   bool next_packed_batch(PackedBatch& batch, size_t most);
   // k of the k-mers read so far (0 before the first).
   unsigned k() const { return k_; }

@@ -44,7 +44,7 @@ struct SortedCountsOptions {
   // KFF: sections in file order, which must then be in order with one
   // another (kmerbloom's own files are), rather than merged.
   bool kff_file_order = false;
-  // Read with next_packed (k-mers as their 2-bit codes), not next: a
+  // Read with next_packed_batch (k-mers as their 2-bit codes), not next: a
   // threaded reader parses ahead in the way it will be read.
   bool packed = false;
 };
