@@ -8,9 +8,10 @@
 namespace kmerbloom {
 namespace {
 
-std::string one_decimal(double v) {
+// v with `digits` decimals, rounded (as the page and the run's line print it).
+std::string fixed(double v, int digits = 1) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
   return b;
 }
 
@@ -83,15 +84,15 @@ SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t kme
   if (total < min_pairs) {
     p.note = "too few unique pairs (" + std::to_string(total) + ", fewer than " + std::to_string(min_pairs) + ")";
   } else if (p.pair_kmer_share < min_share) {
-    p.note = "the unique pairs hold " + std::to_string(p.pair_kmer_share * 100).substr(0, 4) +
-             "% of the k-mers, below " + std::to_string(min_share * 100).substr(0, 4) +
+    p.note = "the unique pairs hold " + fixed(p.pair_kmer_share * 100, 2) + "% of the k-mers, below " +
+             fixed(min_share * 100, 2) +
              "%: repeats of two copies that differ at a base (paralogs) make such a smudge in any genome";
   } else if (const double minor = p.sum * p.minor_share, line = 1.5 * static_cast<double>(lower); minor < line) {
     // Depth scales both counts of a pair; the error line stays near L.
-    p.note = "the densest smudge lies on the error line: its minor count, about " + one_decimal(minor) +
-             ", is below 1.5 L = " + one_decimal(line) +
+    p.note = "the densest smudge lies on the error line: its minor count, about " + fixed(minor) +
+             ", is below 1.5 L = " + fixed(line) +
              ", where a k-mer paired with one of its own sequencing errors lies, so its pairs cannot be told from "
-             "errors' (reads at about " + one_decimal(line / minor) +
+             "errors' (reads at about " + fixed(line / minor) +
              " times this depth would lift it clear; or give -L, if the histogram's trough is lower)";
   } else if (nearest > 4) {
     p.note = "the densest smudge has a minor share of about 1/" + std::to_string(nearest) +

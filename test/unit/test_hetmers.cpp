@@ -130,5 +130,12 @@ TEST(SmudgePeak, NoPloidyFromFewPairsRarePairsOrTheErrorLine) {
   const SmudgePeak rare = find_smudge_peak(ab, 10, 10000000);
   EXPECT_EQ(rare.ploidy, 0u);
   EXPECT_NE(rare.note.find("paralogs"), std::string::npos);
+  {  // the share as the page and the run's line round it, 0.849% as 0.85%, not cut short to 0.84%
+    SmudgeGrid few_pairs;
+    few_pairs.at(50, 25) = 8490;
+    const SmudgePeak rounded = find_smudge_peak(few_pairs, 10, 1000000);
+    EXPECT_NE(rounded.note.find("the unique pairs hold 0.85% of the k-mers, below 1.00%"), std::string::npos)
+        << rounded.note;
+  }
   EXPECT_EQ(find_smudge_peak(ab, 10, 1000000).ploidy, 2u);  // 5%
 }
