@@ -15,6 +15,11 @@
    output is checked.
 3. Every `kmerbloom SUBCOMMAND ...` line of any fenced block names a
    subcommand that exists and only options its --help lists.
+4. Every table of measured figures (a header naming wall, CPU, peak,
+   time, RSS or a ratio, over rows with numbers) says when it was run: a
+   commit (in backquotes) and a date (YYYY-MM-DD), in the table or between
+   the heading above it and the lines just after it. Figures older than the
+   code they describe are then seen to be so.
 
 usage: doc_test.py KMERBLOOM SOURCE_DIR WORK_DIR; prints ok:/FAIL: lines.
 """
@@ -157,6 +162,33 @@ def check_command(path, start, line):
         report(not bad, f"{where}: options exist" + (f" (not in '{sub} --help': {' '.join(bad)})" if bad else ""))
 
 
+MEASURED = re.compile(r"\b(wall|CPU|cpu|peak|user time|time|RSS|ratio)\b")
+COMMIT = re.compile(r"`[^`\n]*\b[0-9a-f]{7,40}\b[^`\n]*`")
+DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+
+
+def check_dated_tables(path):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    in_code, heading, i = False, 0, 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and line.startswith("#"):
+            heading = i
+        elif not in_code and line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[\s:|-]+\|$", lines[i + 1]):
+            j = i
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            if MEASURED.search(line) and re.search(r"\d", "\n".join(lines[i + 2:j])):
+                around = "\n".join(lines[heading:j + 3])
+                report(bool(COMMIT.search(around) and DATE.search(around)),
+                       f"{os.path.relpath(path, SRC)}:{i + 1}: the measured table says its commit and date")
+            i = j
+            continue
+        i += 1
+
+
 os.makedirs(os.path.join(WORK, "bin"), exist_ok=True)
 link = os.path.join(WORK, "bin", "kmerbloom")
 if not os.path.exists(link):
@@ -164,6 +196,7 @@ if not os.path.exists(link):
 pages = [os.path.join(SRC, "README.md")] + sorted(
     os.path.join(SRC, "docs", f) for f in os.listdir(os.path.join(SRC, "docs")) if f.endswith(".md"))
 for page in pages:
+    check_dated_tables(page)
     folder = WORK  # the console block before, where a Python session runs
     for info, start, lines in blocks(page):
         if info == "pycon":
