@@ -15,8 +15,9 @@
 // each, so memory stays bounded); an error found ahead is thrown when the
 // records before it are used up, in file order.
 //
-// Errors: InputError "NAME: line N: what" (KFF: the byte). Ownership: the
-// caller owns the reader. Thread safety: one thread at a time calls it;
+// Errors: InputError "NAME: line N: what" (KFF: the byte; KFF read packed,
+// checked a batch at a time: "NAME: k-mer N: what", N counted in the order
+// read). Ownership: the caller owns the reader. Thread safety: one thread at a time calls it;
 // bytes_read() from any thread.
 #pragma once
 
