@@ -3,16 +3,32 @@
 # jellyfish query, each under /usr/bin/time -v, rounds interleaved, and a
 # check that both give the same count for every k-mer.
 #
-# The set: every 31-mer of ecoli_100x (count -c 1; jellyfish count -C), as
-# KFF and as TSV, each indexed (kmerbloom index). The questions: QUERIES
-# k-mers (default 1,000,000), half drawn from the set, half random (almost all
-# absent), shuffled; and every k-mer of the first READS reads of ecoli_30x
-# (default 10,000). Also timed: opening (one k-mer) and the index's making.
+# The set (SET):
+#   ecoli_100x (default)  every 31-mer of ecoli_100x (count -c 1; jellyfish
+#                         count -C), as KFF and as TSV, each indexed
+#                         (kmerbloom index); the reads from ecoli_30x.
+#   diploid120            the 3 Gbp pair set of bench/make-diploid.sh (120 Mbp
+#                         diploid, 25x 2x150 bp): its solid 31-mers (count
+#                         -c 2; jellyfish count -C -L 2), 146 million, as KFF
+#                         only (a TSV would be about 8 GB), indexed; the
+#                         present half of the questions streamed from the
+#                         KFF (merge-counts -o -, every Nth k-mer, shuf); the
+#                         reads from diploid120_R1.
+# The questions: QUERIES k-mers (default 1,000,000), half drawn from the set,
+# half random (almost all absent), shuffled; and every k-mer of the first
+# READS reads (default 10,000). Also timed: opening (one k-mer) and the
+# index's making.
 #
-# Data: ../shared/bench/make-data.sh writes it (DATA, default
-# /tmp/kmerbloom-bench/data). Env: KB (default build/kmerbloom), DATA, OUT
-# (default /tmp/kmerbloom-bench/lookup), ROUNDS=3, THREADS=2 (counting),
-# REUSE=1 (keep the counts, indexes and Jellyfish database of a run before).
+# Data (DATA, default /tmp/kmerbloom-bench/data): ../shared/bench/make-data.sh
+# writes ecoli_*, bench/make-diploid.sh genome pairs diploid120 (30 minutes).
+# Env: SET, KB (default build/kmerbloom), DATA, OUT (default
+# /tmp/kmerbloom-bench/lookup for ecoli_100x, else /tmp/kmerbloom-bench/lookup-SET),
+# ROUNDS=3, THREADS=2 (counting), REUSE=1 (keep the counts, indexes and
+# Jellyfish database of a run before).
+# Time on 2 cores (shared, load 1-4): ecoli_100x 2.5 minutes (counting and
+# indexes 1.5, REUSE=1 45 s), 1.8 GB in OUT; diploid120 22 minutes (kmerbloom
+# count 1.5, index 14 s, jellyfish count 18 at 6.2 GB resident with -s 600M,
+# the questions 1, the rounds 1.5), 3.4 GB in OUT (KFF 1.6 GB, Jellyfish 1.75 GB).
 # Needs Debian packages: jellyfish time.
 set -euo pipefail
 export LC_ALL=C
