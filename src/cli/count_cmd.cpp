@@ -143,7 +143,7 @@ void write_summaries(const CountArgs& a, const CountResult& r, const RunClock& c
   }
   if (!a.stats.empty()) write_json(a.stats, stats);
   if (writes_multiqc(a)) {
-    MultiqcPaths mqc = multiqc_paths(a.stats, a.histo, a.opt.inputs);
+    MultiqcPaths mqc = multiqc_paths(a.stats, a.opt.inputs);
     if (!a.sample.empty()) mqc.sample = a.sample;
     write_json(mqc.general_stats, multiqc_general_stats(mqc.sample, stats));
     write_json(mqc.spectrum, multiqc_spectrum(mqc.sample, stats, r.histogram));
@@ -213,9 +213,8 @@ Action setup_count(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--stats", a->stats, "Write run statistics as JSON");
   sub.add_option("--sample", a->sample,
-                 "Sample name in the MultiQC files written beside --stats (default: with --histo NAME_jf.hist, NAME_jf as "
-                 "MultiQC's jellyfish module calls it; else the reads' name, reads.fq.gz: reads, x_R1 x_R2: x; from "
-                 "stdin, the --stats file's name without .json, .stats)");
+                 "Sample name in the MultiQC files written beside --stats (default: the reads' name, reads.fq.gz: "
+                 "reads, x_R1 x_R2: x; from stdin, the --stats file's name without .json, .stats)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content files beside --stats");
   sub.add_option("--report", a->report,
                  "Write a self-contained HTML report: k-mer spectrum, genome size, Bloom filter, memory, time");

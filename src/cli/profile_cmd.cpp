@@ -110,7 +110,7 @@ int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& p
   const bool from_stats = looks_like_json(a.input);
   std::optional<MultiqcPaths> mqc;
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
-    mqc = multiqc_paths(a.stats, from_stats ? "" : a.input);
+    mqc = multiqc_paths(a.stats);
     if (!a.sample.empty()) mqc->sample = a.sample;
     outs.push_back({"--stats (its MultiQC file; --no-multiqc writes none)", mqc->general_stats});
   }

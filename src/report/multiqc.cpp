@@ -46,8 +46,7 @@ std::string sample_of_inputs(const std::vector<std::string>& inputs) {
   return common;
 }
 
-MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path,
-                           const std::vector<std::string>& inputs) {
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::vector<std::string>& inputs) {
   std::string prefix = stats_path;
   if (prefix.size() > 5 && prefix.ends_with(".json")) prefix.resize(prefix.size() - 5);
   MultiqcPaths p;
@@ -61,10 +60,6 @@ MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& his
     }
   if (p.sample.empty() || p.sample == "-") p.sample = "kmerbloom";
   if (const std::string reads = sample_of_inputs(inputs); !reads.empty()) p.sample = reads;
-  // MultiQC's jellyfish module finds *_jf.hist and drops ".hist" from the name.
-  if (const std::string h = std::filesystem::path(histo_path).filename().string();
-      h.size() > 8 && h.ends_with("_jf.hist"))
-    p.sample = h.substr(0, h.size() - 5);
   return p;
 }
 

@@ -82,19 +82,18 @@ nlohmann::json multiqc_spectrum(const std::string& sample, const nlohmann::json&
                                 const std::vector<uint64_t>& histogram);
 // Where `count --stats S.stats.json` puts them: S.stats_mqc.json and
 // S.stats_spectrum_mqc.json. The sample is named, first that applies:
-//  - H_jf for a histogram named H_jf.hist (histo_path), as MultiQC's
-//    jellyfish module calls it, so that one sample has one name in the report;
 //  - after the reads (inputs): reads.fq.gz is "reads", mates x_R1.fq.gz and
 //    x_R2.fq.gz are "x", several files their common name (lane_1.fq
 //    lane_2.fq: "lane");
 //  - S, the statistics file's name without .json and a trailing .stats,
 //    _stats, or the name of the subcommand that wrote it (.profile, .qv,
 //    .hetmers, .sets: S.qv.json is sample S, joining S's count row).
+// A histogram's name plays no part: MultiQC's jellyfish module calls
+// H_jf.hist sample H_jf for its plot, which adds no row of its own.
 struct MultiqcPaths {
   std::string sample, general_stats, spectrum;
 };
-MultiqcPaths multiqc_paths(const std::string& stats_path, const std::string& histo_path = "",
-                           const std::vector<std::string>& inputs = {});
+MultiqcPaths multiqc_paths(const std::string& stats_path, const std::vector<std::string>& inputs = {});
 // The reads' part of that rule: "" when the inputs name no sample.
 std::string sample_of_inputs(const std::vector<std::string>& inputs);
 

@@ -95,20 +95,21 @@ TEST(ReportStats, SummaryTableShowsTheGenomeSize) {
   EXPECT_EQ(html, report_html(st, h)) << "the overload that analyses gives the same page";
 }
 
-TEST(ReportStats, OneMultiqcNameWithAJellyfishHistogram) {
+// One sample, one name: the statistics file's, or the reads'; a histogram
+// named ex_jf.hist (MultiQC's jellyfish module calls it ex_jf for its plot)
+// does not rename the row, which the other subcommands' files of ex join.
+TEST(ReportStats, OneMultiqcNameWhateverTheHistogramIsCalled) {
   EXPECT_EQ(multiqc_paths("out/ex.json").sample, "ex");
-  EXPECT_EQ(multiqc_paths("out/ex.stats.json", "out/other.histo").sample, "ex");
-  // MultiQC's jellyfish module names out/ex_jf.hist "ex_jf": the custom content follows.
-  const MultiqcPaths p = multiqc_paths("out/ex.json", "out/ex_jf.hist");
-  EXPECT_EQ(p.sample, "ex_jf");
-  // Named after the reads unless they are stdin; the _jf histogram still wins.
-  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"/data/sampleA.fastq.gz"}).sample, "sampleA");
-  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"x_R1.fq.gz", "x_R2.fq.gz"}).sample, "x");
-  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"lane_1.fq", "lane_2.fq"}).sample, "lane");
-  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"-"}).sample, "stats");
-  EXPECT_EQ(multiqc_paths("out/stats.json", "", {"abc.fq", "xyz.fq"}).sample, "stats");
-  EXPECT_EQ(multiqc_paths("out/stats.json", "out/ex_jf.hist", {"reads.fq"}).sample, "ex_jf");
-  EXPECT_EQ(p.general_stats, "out/ex_mqc.json");
+  const MultiqcPaths p = multiqc_paths("out/ex.stats.json");
+  EXPECT_EQ(p.sample, "ex");
+  EXPECT_EQ(multiqc_paths("out/ex.profile.json").sample, p.sample);
+  // Named after the reads unless they are stdin.
+  EXPECT_EQ(multiqc_paths("out/stats.json", {"/data/sampleA.fastq.gz"}).sample, "sampleA");
+  EXPECT_EQ(multiqc_paths("out/stats.json", {"x_R1.fq.gz", "x_R2.fq.gz"}).sample, "x");
+  EXPECT_EQ(multiqc_paths("out/stats.json", {"lane_1.fq", "lane_2.fq"}).sample, "lane");
+  EXPECT_EQ(multiqc_paths("out/stats.json", {"-"}).sample, "stats");
+  EXPECT_EQ(multiqc_paths("out/stats.json", {"abc.fq", "xyz.fq"}).sample, "stats");
+  EXPECT_EQ(p.general_stats, "out/ex.stats_mqc.json");
 }
 
 TEST(ReportStats, GatheredPartitionsCarryTheSpectrum) {
