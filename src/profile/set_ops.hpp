@@ -7,10 +7,13 @@
 // merged into text order), plain or gzip, "-" for stdin, each sorted by k-mer
 // text as count writes them. The merge compares k-mers packed, 2 bits a base
 // (KFF's own bytes; text packed as it is read), and hands the writer packed
-// chunks: no letters are made between a KFF input and a KFF output. Memory is a read buffer per input (buffer_bytes
-// shared among them) plus four batches of parsed k-mers (about 5 MiB) per
-// input parsed on its own thread; it does not grow with the sets. Thread safety: one SetOperation
-// is used by one thread; its parsing threads are its own.
+// chunks: no letters are made between a KFF input and a KFF output.
+//
+// Memory: a read buffer per input (buffer_bytes shared among them), one
+// batch of packed k-mers per input (SortedCounts::kBatchKmers) and four more
+// for an input read on its own thread, and the writer's chunk; it does not
+// grow with the sets. Thread safety: one SetOperation is used by one thread;
+// its reading threads are its own.
 #pragma once
 
 #include <cstdint>
