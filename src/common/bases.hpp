@@ -103,7 +103,7 @@ struct PackedBatch {
     if (counts.size() < capacity) counts.resize(capacity);
     if (kmers.size() < counts.size() * bytes) kmers.resize(counts.size() * bytes);
   }
-  size_t capacity() const { return bytes ? std::min(counts.size(), kmers.size() / bytes) : counts.size(); }
+  size_t capacity() const { return counts.size(); }  // reset keeps kmers at least capacity() * bytes
   char* kmer_at(size_t i) { return kmers.data() + i * bytes; }
   std::string_view kmer(size_t i) const { return {kmers.data() + i * bytes, bytes}; }
 };
@@ -125,6 +125,14 @@ inline void decode_packed_kmer(const uint8_t* packed, unsigned k, char* out) {
   for (unsigned i = 1; i < bytes; ++i, out += 4) std::memcpy(out, kByteBases[packed[i]].data(), 4);
 }
 
+// The letters of one packed k-mer, as a string (for messages, and the rare
+// k-mer written in letters).
+inline std::string packed_kmer_letters(const void* packed, unsigned k) {
+  std::string letters(k, 'A');
+  decode_packed_kmer(static_cast<const uint8_t*>(packed), k, letters.data());
+  return letters;
+}
+
 // The reverse of decode_packed_kmer: packs k = text.size() letters of upper-case
 // A, C, G, T (not checked: the caller's) into ceil(k / 4) bytes at out.
 inline void pack_kmer_text(std::string_view text, uint8_t* out) {
@@ -137,24 +145,28 @@ inline void pack_kmer_text(std::string_view text, uint8_t* out) {
   }
 }
 
+namespace detail {
+// n bytes, sizeof(W) <= n <= 2 sizeof(W), as two words that may overlap.
+template <class W>
+inline void copy_two_words(char* to, const char* from, size_t n) {
+  W a, b;
+  std::memcpy(&a, from, sizeof a);
+  std::memcpy(&b, from + n - sizeof b, sizeof b);
+  std::memcpy(to, &a, sizeof a);
+  std::memcpy(to + n - sizeof b, &b, sizeof b);
+}
+}  // namespace detail
+
 // Copies the n bytes of a k-mer (packed or in letters) inline up to 16
-// bytes (k <= 64 packed), in two overlapping moves, where memcpy of a length
-// known only at run time is a call.
+// bytes (k <= 64 packed), where memcpy of a length known only at run time is
+// a call.
 inline void copy_kmer_bytes(char* to, const char* from, size_t n) {
   if (n > 16) {
     std::memcpy(to, from, n);
   } else if (n >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, from, 8);
-    std::memcpy(&b, from + n - 8, 8);
-    std::memcpy(to, &a, 8);
-    std::memcpy(to + n - 8, &b, 8);
+    detail::copy_two_words<uint64_t>(to, from, n);
   } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, from, 4);
-    std::memcpy(&b, from + n - 4, 4);
-    std::memcpy(to, &a, 4);
-    std::memcpy(to + n - 4, &b, 4);
+    detail::copy_two_words<uint32_t>(to, from, n);
   } else {
     for (size_t i = 0; i < n; ++i) to[i] = from[i];
   }

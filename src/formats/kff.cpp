@@ -171,6 +171,10 @@ struct SectionStart {
   unsigned k = 0, data_size = 0;
 };
 
+// The bits of a packed k-mer's first byte that hold bases (the pad bits
+// above them are left out: a writer may have set them).
+uint8_t first_byte_bases(unsigned k) { return static_cast<uint8_t>(0xff >> (8 * packed_bytes(k) - 2 * k)); }
+
 // The k-mer of a fixed record at `at` of a plain file, its pad bits cleared.
 std::string kmer_at(const Fd& fd, uint64_t at, unsigned k, const std::string& name) {
   std::string kmer(packed_bytes(k), '\0');
@@ -180,7 +184,7 @@ std::string kmer_at(const Fd& fd, uint64_t at, unsigned k, const std::string& na
     if (n <= 0) throw InputError(name + ": byte " + std::to_string(at) + ": file ends inside a block (truncated)");
     got += static_cast<size_t>(n);
   }
-  kmer[0] = static_cast<char>(static_cast<uint8_t>(kmer[0]) & (0xff >> (8 * kmer.size() - 2 * k)));
+  kmer[0] = static_cast<char>(static_cast<uint8_t>(kmer[0]) & first_byte_bases(k));
   return kmer;
 }
 
@@ -237,6 +241,13 @@ struct KffReader::Impl {
   // A raw section of one k-mer a block in the encoding A, C, G, T: records
   // of one size whose k-mers are the file's own bytes.
   bool fixed_records() const { return type == 'r' && count_bytes == 0 && header.encoding == kKffEncodingACGT; }
+  // A fixed record at p of k-mers of `bytes` bytes: its k-mer into `to`
+  // (only the bits `bases` of the first byte: the pad bits cleared), its count.
+  static uint64_t read_fixed(const uint8_t* p, char* to, size_t bytes, uint8_t bases, unsigned data_size) {
+    copy_kmer_bytes(to, reinterpret_cast<const char*>(p), bytes);
+    to[0] = static_cast<char>(p[0] & bases);
+    return data_size ? load_be(p + bytes, data_size) : 1;
+  }
   void unpack(const uint8_t* p, uint64_t bases, std::string& out) const {
     const uint64_t bytes = packed_bytes(bases);
     size_t pad = static_cast<size_t>(4 * bytes - bases);  // leading codes of the first byte, ignored
@@ -429,17 +440,12 @@ bool KffReader::Impl::next_packed(std::string_view& kmer, uint64_t& count) {
     kmer = packed;
     return true;
   }
-  const size_t bytes = packed_bytes(k);
   block_at = in.offset();
-  const uint8_t* p = need(bytes + data_size, "a block");
+  const uint8_t* p = need(packed_bytes(k) + data_size, "a block");
   --blocks_left;
-  count = data_size ? load_be(p + bytes, data_size) : 1;
-  kmer = std::string_view(reinterpret_cast<const char*>(p), bytes);
-  if (const unsigned pad = static_cast<unsigned>(8 * bytes - 2 * k); pad && p[0] >> (8 - pad)) {
-    packed.assign(kmer);
-    packed[0] = static_cast<char>(p[0] & (0xff >> pad));
-    kmer = packed;
-  }
+  packed.resize(packed_bytes(k));
+  count = read_fixed(p, packed.data(), packed.size(), first_byte_bases(k), data_size);
+  kmer = packed;
   return true;
 }
 
@@ -458,17 +464,13 @@ bool KffReader::Impl::next_packed_batch(PackedBatch& b, size_t most) {
       copy_kmer_bytes(b.kmer_at(b.n++), kmer.data(), kmer.size());
       continue;
     }
-    const size_t bytes = b.bytes, size = bytes + data_size;
+    const size_t size = b.bytes + data_size;
     size_t got = 0;
     const uint8_t* p = in.take_records(size, std::min<uint64_t>(blocks_left, b.capacity() - b.n), got);
     if (!p) fail("file ends inside a block (truncated)");
-    const uint8_t keep = static_cast<uint8_t>(0xff >> (8 * bytes - 2 * k));  // the pad bits cleared
-    for (size_t i = 0; i < got; ++i, p += size) {
-      char* to = b.kmer_at(b.n);
-      copy_kmer_bytes(to, reinterpret_cast<const char*>(p), bytes);
-      to[0] = static_cast<char>(p[0] & keep);
-      b.counts[b.n++] = data_size ? load_be(p + bytes, data_size) : 1;
-    }
+    const uint8_t bases = first_byte_bases(k);
+    const unsigned width = data_size;  // locals: the batch's stores may alias the members
+    for (size_t i = 0; i < got; ++i, p += size, ++b.n) b.counts[b.n] = read_fixed(p, b.kmer_at(b.n), b.bytes, bases, width);
     blocks_left -= got;
     block_at = in.offset() - size;
   }
@@ -509,9 +511,12 @@ bool starts_as_kff(detail::ByteSource& source) {
 struct KffSortedReader::Cursor {
   std::unique_ptr<KffReader::Impl> impl;
   uint64_t start = 0;  // where its section begins
-  std::string kmer, prev;
+  std::string keys[2];  // the k-mer read last and the one before, by turns: one copy a k-mer
+  unsigned last = 0;
   uint64_t count = 0;
   bool has = false;
+  const std::string& kmer() const { return keys[last]; }
+  const std::string& prev() const { return keys[last ^ 1]; }
 };
 
 KffSortedReader::KffSortedReader(const std::string& path, size_t buffer_bytes)
@@ -602,16 +607,16 @@ unsigned KffSortedReader::declared_k() const {
 void KffSortedReader::advance(size_t i) {
   Cursor& c = *cursors_[i];
   std::string_view km;
-  assign_kmer_bytes(c.prev, c.kmer);  // not swap: short strings swap by memcpy calls
   c.has = packed_ ? c.impl->next_packed(km, c.count) : c.impl->next(km, c.count);
   if (!c.has) return;
-  assign_kmer_bytes(c.kmer, km);
+  c.last ^= 1;
+  assign_kmer_bytes(c.keys[c.last], km);
   const unsigned k = c.impl->k;
   if (k_ == 0) k_ = k;
   if (k != k_)
     c.impl->fail("k = " + std::to_string(k) + " after k-mers of k = " + std::to_string(k_) + ": merging needs one k");
-  if (compare_kmer_bytes(c.kmer, c.prev) < 0)  // packed bytes compare as their letters do
-    c.impl->fail("k-mers out of order (" + text_of(c.kmer) + " after " + text_of(c.prev) + ")" +
+  if (compare_kmer_bytes(c.kmer(), c.prev()) < 0)  // packed bytes compare as their letters do
+    c.impl->fail("k-mers out of order (" + text_of(c.kmer()) + " after " + text_of(c.prev()) + ")" +
                  (cursors_.size() == 1 && !c.impl->one_section && !sequential_
                       ? ": a KFF stream (stdin, gzip) must be sorted as a whole; give the file uncompressed"
                       : ""));
@@ -656,15 +661,12 @@ bool KffSortedReader::next_packed_batch(PackedBatch& b, size_t most) {
 }
 
 std::string KffSortedReader::text_of(const std::string& kmer) const {
-  if (!packed_) return kmer;
-  std::string t(k_, 'A');
-  decode_packed_kmer(reinterpret_cast<const uint8_t*>(kmer.data()), k_, t.data());
-  return t;
+  return packed_ ? packed_kmer_letters(kmer.data(), k_) : kmer;
 }
 
 bool KffSortedReader::step(std::string_view& kmer, uint64_t& count) {
   const auto later = [&](size_t a, size_t b) {
-    const int c = compare_kmer_bytes(cursors_[a]->kmer, cursors_[b]->kmer);
+    const int c = compare_kmer_bytes(cursors_[a]->kmer(), cursors_[b]->kmer());
     return c > 0 || (c == 0 && a > b);
   };
   constexpr size_t kNone = SIZE_MAX;
@@ -692,7 +694,7 @@ bool KffSortedReader::step(std::string_view& kmer, uint64_t& count) {
     heap_.pop_back();
   }
   const Cursor& c = *cursors_[top_];
-  kmer = c.kmer;
+  kmer = c.kmer();
   count = c.count;
   return true;
 }

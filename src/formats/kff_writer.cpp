@@ -15,16 +15,7 @@ using namespace kff;
 // Whether packed k-mer a sorts strictly before b (kmer_bytes_ bytes each,
 // compared as big-endian words).
 bool KffWriter::before(const uint8_t* a, const uint8_t* b) const {
-  size_t i = 0;
-  for (; i + 8 <= kmer_bytes_; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
-  }
-  for (; i < kmer_bytes_; ++i)
-    if (a[i] != b[i]) return a[i] < b[i];
-  return false;
+  return compare_kmer_bytes(reinterpret_cast<const char*>(a), reinterpret_cast<const char*>(b), kmer_bytes_) < 0;
 }
 
 KffWriter::KffWriter(OutputFile& out, const KffWriterOptions& options)
@@ -111,11 +102,7 @@ void KffWriter::check_chunk(const PackedKmers& chunk, const uint8_t* prev) const
   if (chunk.k != o_.k)
     throw std::invalid_argument("KFF: k-mers of " + std::to_string(chunk.k) + " bases, k is " + std::to_string(o_.k));
   const unsigned pad = static_cast<unsigned>(8 * kmer_bytes_ - 2 * o_.k);  // bits above the first base
-  auto text = [&](const uint8_t* p) {
-    std::string t(o_.k, 'A');
-    decode_packed_kmer(p, o_.k, t.data());
-    return t;
-  };
+  auto text = [&](const uint8_t* p) { return packed_kmer_letters(p, o_.k); };
   for (size_t j = 0; j < chunk.n; ++j) {
     const uint8_t* p = chunk.packed + j * kmer_bytes_;
     if (pad && (p[0] >> (8 - pad)) != 0) throw std::invalid_argument("KFF: a packed k-mer with bits set above its first base");

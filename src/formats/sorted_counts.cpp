@@ -132,11 +132,7 @@ class CheckedReader {
   [[noreturn]] void fail_at(size_t i, const std::string& what) const {
     throw InputError(in_->name() + ": k-mer " + std::to_string(read_ + i + 1) + ": " + what);
   }
-  std::string letters(std::string_view p) const {
-    std::string t(k_, 'A');
-    decode_packed_kmer(reinterpret_cast<const uint8_t*>(p.data()), k_, t.data());
-    return t;
-  }
+  std::string letters(std::string_view p) const { return packed_kmer_letters(p.data(), k_); }
   void check_first_k() const {
     if (o_.expected_k && k_ != o_.expected_k)
       in_->fail("k-mer of " + std::to_string(k_) + " bases, but -k is " + std::to_string(o_.expected_k));
@@ -267,7 +263,7 @@ class ThreadedStream final : public SortedCounts {
         }
         bytes_.store(r_.bytes_read(), std::memory_order_relaxed);
         declared_k_.store(r_.declared_k(), std::memory_order_relaxed);
-        if (!b->counts.empty() || (packed_ && more)) full_.push(std::move(b));
+        if (packed_ ? more : !b->counts.empty()) full_.push(std::move(b));
       }
     } catch (...) {
       if (!b) b = std::make_unique<Batch>();

@@ -126,8 +126,7 @@ SetOperation::SetOperation(const std::vector<std::string>& inputs, const SetOpOp
   }
   for (size_t i = 0; i < in_.size(); ++i) {
     Head& h = heads_[i];
-    h.at = 0;
-    if ((h.live = in_[i]->next_packed_batch(h.batch))) h.kmer = h.batch.kmer(0), h.count = h.batch.counts[0];
+    h.advance(*in_[i]);  // its batch is empty: the first is read
     // Of the first k-mer read, kept in the count range or not; else what the file declares.
     const unsigned k = in_[i]->k() ? in_[i]->k() : in_[i]->declared_k();
     if (k == 0) continue;
@@ -262,9 +261,7 @@ SetOpResult SetOperation::run(KmerCountWriter& out, PipelineProgress* progress) 
   auto emit = [&](std::string_view kmer, uint64_t count) __attribute__((always_inline)) {
     if (count > UINT32_MAX) {  // beyond a chunk's counts: alone, in letters
       flush();
-      std::string text(k_, 'A');
-      decode_packed_kmer(reinterpret_cast<const uint8_t*>(kmer.data()), k_, text.data());
-      out.add(text, count);
+      out.add(packed_kmer_letters(kmer.data(), k_), count);
       return;
     }
     copy_kmer_bytes(reinterpret_cast<char*>(packed.data()) + counts.size() * bytes, kmer.data(), bytes);

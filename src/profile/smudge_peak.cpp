@@ -1,19 +1,13 @@
 #include "profile/smudge_peak.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "report/report.hpp"
+
 namespace kmerbloom {
 namespace {
-
-// v with `digits` decimals, rounded (as the page and the run's line print it).
-std::string fixed(double v, int digits = 1) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
 
 constexpr unsigned kShareBins = 21;  // 0.025 wide: [0, 0.025) ... [0.5, 0.525) holds 1/2 alone
 constexpr double kSumBinWidth = 0.09531017980432486;  // log(1.1)
@@ -84,15 +78,15 @@ SmudgePeak find_smudge_peak(const SmudgeGrid& grid, uint64_t lower, uint64_t kme
   if (total < min_pairs) {
     p.note = "too few unique pairs (" + std::to_string(total) + ", fewer than " + std::to_string(min_pairs) + ")";
   } else if (p.pair_kmer_share < min_share) {
-    p.note = "the unique pairs hold " + fixed(p.pair_kmer_share * 100, 2) + "% of the k-mers, below " +
-             fixed(min_share * 100, 2) +
+    p.note = "the unique pairs hold " + strf("%.2f", p.pair_kmer_share * 100) + "% of the k-mers, below " +
+             strf("%.2f", min_share * 100) +
              "%: repeats of two copies that differ at a base (paralogs) make such a smudge in any genome";
   } else if (const double minor = p.sum * p.minor_share, line = 1.5 * static_cast<double>(lower); minor < line) {
     // Depth scales both counts of a pair; the error line stays near L.
-    p.note = "the densest smudge lies on the error line: its minor count, about " + fixed(minor) +
-             ", is below 1.5 L = " + fixed(line) +
+    p.note = "the densest smudge lies on the error line: its minor count, about " + strf("%.1f", minor) +
+             ", is below 1.5 L = " + strf("%.1f", line) +
              ", where a k-mer paired with one of its own sequencing errors lies, so its pairs cannot be told from "
-             "errors' (reads at about " + fixed(line / minor) +
+             "errors' (reads at about " + strf("%.1f", line / minor) +
              " times this depth would lift it clear; or give -L, if the histogram's trough is lower)";
   } else if (nearest > 4) {
     p.note = "the densest smudge has a minor share of about 1/" + std::to_string(nearest) +
