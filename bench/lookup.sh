@@ -17,7 +17,10 @@
 # The questions: QUERIES k-mers (default 1,000,000), half drawn from the set,
 # half random (almost all absent), shuffled; and every k-mer of the first
 # READS reads (default 10,000). Also timed: opening (one k-mer) and the
-# index's making.
+# index's making; and, when the Python module is built (PY, default
+# build/python), the random k-mers from Python: read from the file,
+# CountFile.counts (all cores), written as jellyfish query writes them, the
+# stages' times in py_random_N.log.
 #
 # Data (DATA, default /tmp/kmerbloom-bench/data): ../shared/bench/make-data.sh
 # writes ecoli_*, bench/make-diploid.sh genome pairs diploid120 (30 minutes).
@@ -29,11 +32,12 @@
 # indexes 1.5, REUSE=1 45 s), 1.8 GB in OUT; diploid120 22 minutes (kmerbloom
 # count 1.5, index 14 s, jellyfish count 18 at 6.2 GB resident with -s 600M,
 # the questions 1, the rounds 1.5), 3.4 GB in OUT (KFF 1.6 GB, Jellyfish 1.75 GB).
-# Needs Debian packages: jellyfish time.
+# Needs Debian packages: jellyfish time (and python3-numpy for the Python run).
 set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KB=${KB:-$HERE/../build/kmerbloom}
+PY=${PY:-$HERE/../build/python}
 DATA=${DATA:-/tmp/kmerbloom-bench/data}
 SET=${SET:-ecoli_100x}
 ROUNDS=${ROUNDS:-3} THREADS=${THREADS:-2} QUERIES=${QUERIES:-1000000} READS=${READS:-10000}
@@ -86,6 +90,25 @@ rng.shuffle(q)
 print("\n".join(q))
 PY
 awk '{ print ">q" NR; print }' "$OUT/queries.txt" > "$OUT/queries.fa"
+cat > "$OUT/lookup.py" << 'PY'
+import sys, time
+t0 = time.perf_counter()
+import kmerbloom
+counts_file, queries, out = sys.argv[1:4]
+f = kmerbloom.CountFile(counts_file)
+f.k  # opens the index
+t1 = time.perf_counter()
+kmers = open(queries).read().split()
+t2 = time.perf_counter()
+c = f.counts(kmers)
+t3 = time.perf_counter()
+with open(out, "w") as o:
+    o.write("".join(f"{x} {n}\n" for x, n in zip(kmers, c.tolist())))
+t4 = time.perf_counter()
+print(f"import and open {t1 - t0:.2f} s, read {t2 - t1:.2f} s, counts {t3 - t2:.2f} s, write {t4 - t3:.2f} s", file=sys.stderr)
+PY
+PYRUN=
+ls "$PY"/kmerbloom*.so > /dev/null 2>&1 && /usr/bin/python3 -c 'import numpy' 2> /dev/null && PYRUN=1
 (zcat "$READS_FQ" || true) | head -n $((4 * READS)) | awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2' > "$OUT/reads.fa"
 one=$(head -1 "$OUT/queries.txt")
 
@@ -95,6 +118,7 @@ for r in $(seq "$ROUNDS"); do
   measure "kb_random_kff_$r" "$KB" lookup "$OUT/all.kff" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_kff.out"
   [ -z "$TSV" ] || measure "kb_random_tsv_$r" "$KB" lookup "$OUT/all.tsv" --kmers "$OUT/queries.txt" -o "$OUT/kb_random_tsv.out"
   measure "jf_random_$r" jellyfish query "$OUT/jf.db" -s "$OUT/queries.fa" -o "$OUT/jf_random.out"
+  [ -z "$PYRUN" ] || measure "py_random_$r" env PYTHONPATH="$PY" /usr/bin/python3 "$OUT/lookup.py" "$OUT/all.kff" "$OUT/queries.txt" "$OUT/py_random.out"
   measure "kb_reads_kff_$r" "$KB" lookup "$OUT/all.kff" --reads "$OUT/reads.fa" --counts -o "$OUT/kb_reads.out"
   measure "jf_reads_$r" jellyfish query "$OUT/jf.db" -s "$OUT/reads.fa" -o "$OUT/jf_reads.out"
 done
@@ -105,6 +129,11 @@ for f in kb_random_kff ${TSV:+kb_random_tsv}; do
   if cut -f2 "$OUT/$f.out" | cmp -s - "$OUT/jf_random.counts"; then echo "equal: $f = jellyfish query, $QUERIES k-mers"
   else echo "DIFFERENT: $f vs jellyfish query"; status=1; fi
 done
+if [ -n "$PYRUN" ]; then
+  if cut -d' ' -f2 "$OUT/py_random.out" | cmp -s - "$OUT/jf_random.counts"; then echo "equal: CountFile.counts = jellyfish query, $QUERIES k-mers"
+  else echo "DIFFERENT: CountFile.counts vs jellyfish query"; status=1; fi
+  for r in $(seq "$ROUNDS"); do echo "py_random_$r: $(cat "$OUT/py_random_$r.log")"; done
+fi
 if tail -n +2 "$OUT/kb_reads.out" | cut -f5 | tr ',' '\n' | cmp -s - <(cut -d' ' -f2 "$OUT/jf_reads.out"); then
   echo "equal: lookup --reads --counts = jellyfish query -s, every k-mer of $READS reads"
 else echo "DIFFERENT: lookup --reads vs jellyfish query -s"; status=1; fi

@@ -288,54 +288,121 @@ void CountIndex::check(std::string_view kmer) const {
       throw std::invalid_argument("k-mer '" + printable(kmer) + "' holds a letter other than A, C, G, T");
 }
 
-void CountIndex::normalize(std::string_view kmer, char* text, uint64_t* key) const {
-  check(kmer);
+void CountIndex::normalize(std::string_view kmer, uint64_t* key, uint8_t* packed) const {
   const size_t k = kmer.size();
+  if (k <= 32 && k == s_.k) {  // a word at once
+    uint64_t value = 0;
+    for (const char c : kmer) {
+      const uint8_t b = kBaseCode[static_cast<uint8_t>(c)];
+      if (b > 3) check(kmer);  // throws
+      value = value << 2 | b;
+    }
+    return normalize(value, key, packed);
+  }
+  check(kmer);
+  char text[kMaxK];
   for (size_t i = 0; i < k; ++i) text[i] = kBaseChar[kBaseCode[static_cast<uint8_t>(kmer[i])]];
   if (s_.canonical && !is_canonical_text(std::string_view(text, k))) {  // to its reverse complement
     std::reverse(text, text + k);
     for (size_t i = 0; i < k; ++i) text[i] = kBaseChar[3 - kBaseCode[static_cast<uint8_t>(text[i])]];
   }
   pack_text(std::string_view(text, k), key, words_);
+  pack_kmer_text(std::string_view(text, k), packed);
 }
 
-size_t CountIndex::block_of(const uint64_t* key) const {
-  size_t lo = 0, hi = blocks_.size();  // the last block whose first k-mer is <= key
+void CountIndex::normalize(uint64_t value, uint64_t* key, uint8_t* packed) const {
+  const unsigned k = s_.k;
+  if (k < 32 && value >> (2 * k) != 0)
+    throw std::invalid_argument("packed k-mer " + std::to_string(value) + " has more than " + std::to_string(k) +
+                                " bases (2 bits a base): " + counts_path_ + " holds " + std::to_string(k) + "-mers");
+  if (s_.canonical) value = std::min(value, reverse_complement(value, k));
+  key[0] = value << (64 - 2 * k);
+  for (unsigned i = 0; i < packed_bytes_; ++i) packed[i] = static_cast<uint8_t>(value >> (8 * (packed_bytes_ - 1 - i)));
+}
+
+bool CountIndex::before_block(const uint64_t* key, size_t b) const {
+  const uint64_t* first = keys_.data() + b * words_;
+  return std::lexicographical_compare(key, key + words_, first, first + words_);
+}
+
+size_t CountIndex::block_of(const uint64_t* key, size_t from) const {
+  const auto after = [&](size_t b) { return before_block(key, b); };  // block b's first k-mer > key
+  // The first block whose first k-mer is > key, in [lo, hi]: galloping up
+  // from block `from`, whose first k-mer is <= key (from > 0), then halving.
+  size_t lo = from, hi = blocks_.size();
+  if (from > 0) {
+    for (size_t step = 1; lo + step < hi; step *= 2) {
+      if (after(lo + step)) {
+        hi = lo + step;
+        break;
+      }
+      lo += step;
+    }
+    ++lo;
+  }
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    const uint64_t* first = keys_.data() + mid * words_;
-    if (!std::lexicographical_compare(key, key + words_, first, first + words_)) lo = mid + 1;  // first <= key
+    if (!after(mid)) lo = mid + 1;
     else hi = mid;
   }
   return lo == 0 ? SIZE_MAX : lo - 1;
 }
 
-void CountIndex::read_block(size_t b, std::vector<char>& buf) const {
-  const Block& blk = blocks_[b];
-  buf.resize(blk.bytes);
-  read_exactly(fd_, buf.data(), blk.bytes, blk.offset, display_name(counts_path_));
+int CountIndex::compare_record(const char* rec, const uint8_t* packed) const {
+  // The first byte's pad bits, which readers ignore, are left out of the comparison.
+  const auto top = static_cast<uint8_t>(0xffu >> (2 * (4 * packed_bytes_ - s_.k)));
+  const int c = int{static_cast<uint8_t>(rec[0] & top)} - int{packed[0]};
+  return c != 0 ? c : compare_kmer_bytes(rec + 1, reinterpret_cast<const char*>(packed) + 1, packed_bytes_ - 1);
 }
 
-uint64_t CountIndex::search_loaded(size_t b, const char* text, const std::vector<char>& buf) const {
+bool CountIndex::holds(const Loaded& l, const uint8_t* first, const uint8_t* last) const {
+  if (l.whole) return true;
+  const Block& blk = blocks_[l.block];
+  const uint64_t n = l.buf.size() / blk.record_bytes;
+  return (l.first == 0 || compare_record(l.buf.data(), first) <= 0) &&
+         (l.first + n == blk.bytes / blk.record_bytes ||
+          compare_record(l.buf.data() + (n - 1) * blk.record_bytes, last) >= 0);
+}
+
+void CountIndex::load(size_t b, const uint64_t* first, const uint64_t* last, const uint8_t* first_packed,
+                      const uint8_t* last_packed, Loaded& l) const {
   const Block& blk = blocks_[b];
+  l.block = b;
+  // KFF: the records around where the block's first k-mer and the next
+  // one's place the k-mers (spread evenly between them), when they hold them.
+  const uint64_t records = blk.record_bytes ? blk.bytes / blk.record_bytes : 0;
+  const uint64_t window = blk.record_bytes ? std::max<uint64_t>(16, kWindowBytes / blk.record_bytes) : 0;
+  if (records > 2 * window && b + 1 < blocks_.size() && keys_[(b + 1) * words_] > keys_[b * words_]) {
+    const uint64_t lo = keys_[b * words_], hi = keys_[(b + 1) * words_];  // lo <= first[0] <= last[0] <= hi
+    const auto place = [&](const uint64_t* key) {
+      return static_cast<uint64_t>(static_cast<double>(key[0] - lo) / static_cast<double>(hi - lo) *
+                                   static_cast<double>(records));
+    };
+    const uint64_t from = std::min(place(first), records - window / 2), to = place(last);
+    l.first = from > window / 2 ? from - window / 2 : 0;
+    const uint64_t end = std::min(records, std::max(l.first + window, to + window / 2));
+    if (2 * (end - l.first) <= records) {
+      l.whole = false;
+      l.buf.resize((end - l.first) * blk.record_bytes);
+      read_exactly(fd_, l.buf.data(), l.buf.size(), blk.offset + l.first * blk.record_bytes, counts_path_);
+      if (holds(l, first_packed, last_packed)) return;
+    }
+  }
+  l.first = 0;
+  l.whole = true;
+  l.buf.resize(blk.bytes);
+  read_exactly(fd_, l.buf.data(), blk.bytes, blk.offset, counts_path_);
+}
+
+uint64_t CountIndex::search_loaded(const Loaded& l, const uint8_t* packed) const {
+  const Block& blk = blocks_[l.block];
+  const std::vector<char>& buf = l.buf;
   const unsigned k = s_.k;
   if (blk.record_bytes) {  // KFF: records of one size, sorted: binary search on the packed bytes
-    uint8_t packed[kff::packed_bytes(kMaxK)] = {};
-    const unsigned pad = 4 * packed_bytes_ - k;
-    for (unsigned i = 0; i < k; ++i) {
-      const unsigned at = pad + i;
-      packed[at / 4] = static_cast<uint8_t>(packed[at / 4] | kBaseCode[static_cast<uint8_t>(text[i])] << (6 - 2 * (at % 4)));
-    }
-    // The first byte's pad bits, which readers ignore, are left out of the comparison.
-    const auto top = static_cast<uint8_t>(0xffu >> (2 * pad));
-    const auto compare = [&](const uint8_t* rec) {
-      const int c = int{static_cast<uint8_t>(rec[0] & top)} - int{packed[0]};
-      return c != 0 ? c : std::memcmp(rec + 1, packed + 1, packed_bytes_ - 1);
-    };
-    size_t lo = 0, hi = blk.bytes / blk.record_bytes;
+    size_t lo = 0, hi = buf.size() / blk.record_bytes;
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
-      const int c = compare(reinterpret_cast<const uint8_t*>(buf.data() + mid * blk.record_bytes));
+      const int c = compare_record(buf.data() + mid * blk.record_bytes, packed);
       if (c == 0) {
         const auto* d = reinterpret_cast<const uint8_t*>(buf.data() + mid * blk.record_bytes + packed_bytes_);
         return blk.data_size ? kff::load_be(d, blk.data_size) : 1;
@@ -346,6 +413,8 @@ uint64_t CountIndex::search_loaded(size_t b, const char* text, const std::vector
     return 0;
   }
   // TSV: the block's lines (each a k-mer of k letters first), binary search.
+  char text[kMaxK];
+  decode_packed_kmer(packed, k, text);
   thread_local std::vector<uint32_t> lines;
   lines.clear();
   for (size_t at = 0; at < buf.size();) {
@@ -376,29 +445,23 @@ uint64_t CountIndex::count(std::string_view kmer) const {
     check(kmer);
     return 0;
   }
-  thread_local std::string text;
-  thread_local std::vector<uint64_t> key;
-  text.resize(kmer.size());
-  key.resize(words_);
-  normalize(kmer, text.data(), key.data());
-  const size_t b = block_of(key.data());
+  uint64_t key[(kMaxK + 31) / 32];
+  uint8_t packed[kff::packed_bytes(kMaxK)];
+  normalize(kmer, key, packed);
+  const size_t b = block_of(key);
   if (b == SIZE_MAX) return 0;
-  thread_local std::vector<char> buf;
-  read_block(b, buf);
-  return search_loaded(b, text.data(), buf);
+  thread_local Loaded l;
+  load(b, key, key, packed, packed, l);
+  return search_loaded(l, packed);
 }
 
-std::vector<uint64_t> CountIndex::counts(const std::vector<std::string_view>& kmers, unsigned threads) const {
-  const size_t n = kmers.size(), k = s_.k;
+template <class Normalize>
+std::vector<uint64_t> CountIndex::look_up(size_t n, unsigned threads, const Normalize& normalize_one) const {
   std::vector<uint64_t> out(n, 0);
-  if (s_.kmers == 0) {
-    for (const auto& x : kmers) check(x);
-    return out;
-  }
   threads = static_cast<unsigned>(std::clamp<size_t>(threads, 1, std::max<size_t>(1, n / 4096)));
-  std::vector<char> text(n * k);
-  std::vector<uint64_t> keys(n * words_);
-  const unsigned w = words_;
+  const unsigned w = words_, pb = packed_bytes_;
+  std::vector<uint64_t> keys(n * w);
+  std::vector<uint8_t> packed(n * pb);
   if (n > UINT32_MAX) throw std::invalid_argument("at most 4,294,967,295 k-mers a call");
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -413,31 +476,57 @@ std::vector<uint64_t> CountIndex::counts(const std::vector<std::string_view>& km
       [&](unsigned id) {
         const auto [first, last] = share(id, n);
         for (size_t i = first; i < last && !stop.load(std::memory_order_relaxed); ++i)
-          normalize(kmers[i], text.data() + i * k, keys.data() + i * w);
+          normalize_one(i, keys.data() + i * w, packed.data() + i * pb);
       },
       [&] { stop = true; });
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const uint64_t* x = keys.data() + size_t{a} * w;
-    const uint64_t* y = keys.data() + size_t{b} * w;
-    return std::lexicographical_compare(x, x + w, y, y + w);
-  });
+  if (w == 1)
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  else
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const uint64_t* x = keys.data() + size_t{a} * w;
+      const uint64_t* y = keys.data() + size_t{b} * w;
+      return std::lexicographical_compare(x, x + w, y, y + w);
+    });
   detail::run_on_threads(
       threads,
       [&](unsigned id) {
         const auto [first, last] = share(id, n);
-        std::vector<char> buf;
-        size_t loaded = SIZE_MAX;
-        for (size_t j = first; j < last && !stop.load(std::memory_order_relaxed); ++j) {
-          const uint32_t i = order[j];
-          const size_t b = block_of(keys.data() + size_t{i} * w);
-          if (b == SIZE_MAX) continue;
-          if (b != loaded) read_block(b, buf);
-          loaded = b;
-          out[i] = search_loaded(b, text.data() + size_t{i} * k, buf);
+        Loaded l;
+        size_t from = 0;  // the block of the k-mer before
+        const auto key_of = [&](size_t j) { return keys.data() + size_t{order[j]} * w; };
+        const auto packed_of = [&](size_t j) { return packed.data() + size_t{order[j]} * pb; };
+        for (size_t j = first; j < last && !stop.load(std::memory_order_relaxed);) {
+          const size_t b = block_of(key_of(j), from);
+          if (b == SIZE_MAX) {
+            ++j;
+            continue;
+          }
+          from = b;
+          size_t end = j + 1;  // the sorted k-mers [j, end) are in block b: one read for them all
+          while (end < last && (b + 1 == blocks_.size() || before_block(key_of(end), b + 1))) ++end;
+          load(b, key_of(j), key_of(end - 1), packed_of(j), packed_of(end - 1), l);
+          for (; j < end; ++j) out[order[j]] = search_loaded(l, packed_of(j));
         }
       },
       [&] { stop = true; });
   return out;
+}
+
+std::vector<uint64_t> CountIndex::counts(const std::vector<std::string_view>& kmers, unsigned threads) const {
+  if (s_.kmers == 0) {
+    for (const auto& x : kmers) check(x);
+    return std::vector<uint64_t>(kmers.size(), 0);
+  }
+  return look_up(kmers.size(), threads,
+                 [&](size_t i, uint64_t* key, uint8_t* packed) { normalize(kmers[i], key, packed); });
+}
+
+std::vector<uint64_t> CountIndex::counts_packed(const uint64_t* values, size_t n, unsigned threads) const {
+  if (s_.k > 32)
+    throw std::invalid_argument("packed k-mers are for k <= 32; " + counts_path_ + " holds " + std::to_string(s_.k) +
+                                "-mers");
+  if (s_.kmers == 0) return std::vector<uint64_t>(n, 0);
+  return look_up(n, threads, [&](size_t i, uint64_t* key, uint8_t* packed) { normalize(values[i], key, packed); });
 }
 
 }  // namespace kmerbloom

@@ -71,18 +71,47 @@ class CountIndex {
   void check(std::string_view kmer) const;
   // The counts of many k-mers, in their order: sorted first, so that each
   // block is read once however many of them fall in it. Memory: about
-  // k + 8 * ceil(k / 32) + 12 bytes a k-mer. threads share the checking and
-  // the look-ups (each its own stretch of the sorted k-mers); the answer is
-  // the same whatever their number.
+  // 8 * ceil(k / 32) + ceil(k / 4) + 12 bytes a k-mer. threads share the
+  // checking and the look-ups (each its own stretch of the sorted k-mers);
+  // the answer is the same whatever their number.
   std::vector<uint64_t> counts(const std::vector<std::string_view>& kmers, unsigned threads = 1) const;
+  // The same for n k-mers packed in a word each (k <= 32): 2 bits a base,
+  // A, C, G, T = 0, 1, 2, 3, the first base highest, the last base lowest.
+  // Throws std::invalid_argument for k > 32 or a word of more than k bases.
+  std::vector<uint64_t> counts_packed(const uint64_t* values, size_t n, unsigned threads = 1) const;
 
  private:
-  // kmer checked, in upper case and (canonical set) canonical: k letters to
-  // text, words_ packed words to key.
-  void normalize(std::string_view kmer, char* text, uint64_t* key) const;
-  size_t block_of(const uint64_t* key) const;  // SIZE_MAX: before the first k-mer
-  void read_block(size_t b, std::vector<char>& buf) const;
-  uint64_t search_loaded(size_t b, const char* text, const std::vector<char>& buf) const;
+  // kmer checked, in upper case and (canonical set) canonical: words_ packed
+  // words to key, packed_bytes_ bytes to packed (a KFF record's k-mer).
+  void normalize(std::string_view kmer, uint64_t* key, uint8_t* packed) const;
+  void normalize(uint64_t value, uint64_t* key, uint8_t* packed) const;  // counts_packed's form
+  // The last block whose first k-mer is <= key, SIZE_MAX when key is before
+  // the first k-mer; searched up from block `from`, whose first k-mer is <= key.
+  size_t block_of(const uint64_t* key, size_t from = 0) const;
+  // What a thread read of the file: the whole of block `block`, or (KFF)
+  // its records from record `first` on.
+  struct Loaded {
+    size_t block = SIZE_MAX;
+    uint64_t first = 0;
+    bool whole = false;
+    std::vector<char> buf;
+  };
+  // KFF: a look-up reads this many bytes (at least 16 records) around the
+  // place the block's first k-mers give it, the whole block when they miss.
+  static constexpr uint64_t kWindowBytes = 1024;
+  // A KFF record's k-mer against packed (memcmp's sign).
+  int compare_record(const char* rec, const uint8_t* packed) const;
+  bool before_block(const uint64_t* key, size_t b) const;  // key < block b's first k-mer
+  // Whether l holds the places of the k-mers from first to last (packed) in its block.
+  bool holds(const Loaded& l, const uint8_t* first, const uint8_t* last) const;
+  // Into l, the part of block b that holds the places of the sorted k-mers
+  // from first to last (keys, and packed).
+  void load(size_t b, const uint64_t* first, const uint64_t* last, const uint8_t* first_packed,
+            const uint8_t* last_packed, Loaded& l) const;
+  uint64_t search_loaded(const Loaded& l, const uint8_t* packed) const;
+  // counts' and counts_packed's work: normalize_one(i, key, packed) for each i < n.
+  template <class Normalize>
+  std::vector<uint64_t> look_up(size_t n, unsigned threads, const Normalize& normalize_one) const;
 
   CountIndexSummary s_;
   std::string counts_path_;

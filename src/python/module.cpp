@@ -34,6 +34,8 @@ py::array_t<uint64_t> to_numpy(std::vector<uint64_t> v) {
   return py::array_t<uint64_t>({held->size()}, {sizeof(uint64_t)}, held->data(), owner);
 }
 
+unsigned threads_or_all(unsigned threads) { return threads ? threads : std::max(1u, std::thread::hardware_concurrency()); }
+
 // A count file: streamed for iteration, indexed for look-ups.
 class CountFile {
  public:
@@ -57,13 +59,34 @@ class CountFile {
   uint64_t size() { return index().summary().kmers; }
   uint64_t count(const std::string& kmer) { return index().count(kmer); }
   bool contains(const std::string& kmer) { return count(kmer) > 0; }
-  py::array_t<uint64_t> counts(const std::vector<std::string>& kmers, unsigned threads) {
+  // Any iterable of str or bytes (a list, a numpy array of them, a
+  // generator): looked up in place, no copy made of their letters, the
+  // objects held (a tuple of them) while the GIL is released.
+  py::array_t<uint64_t> counts(const py::iterable& kmers, unsigned threads) {
     const CountIndex& idx = index();
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    const py::tuple held = py::reinterpret_steal<py::tuple>(PySequence_Tuple(kmers.ptr()));
+    if (!held) throw py::error_already_set();
+    std::vector<std::string_view> views;
+    views.reserve(held.size());
+    for (const py::handle item : held) {
+      const char* data = nullptr;
+      Py_ssize_t size = 0;
+      if (PyUnicode_Check(item.ptr())) {
+        data = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+      } else if (PyBytes_Check(item.ptr())) {
+        char* bytes = nullptr;
+        if (PyBytes_AsStringAndSize(item.ptr(), &bytes, &size) == 0) data = bytes;
+      } else {
+        throw py::type_error("k-mers are str or bytes, not " +
+                             std::string(py::str(py::type::handle_of(item).attr("__name__"))));
+      }
+      if (!data) throw py::error_already_set();
+      views.emplace_back(data, static_cast<size_t>(size));
+    }
     std::vector<uint64_t> c;
     {
       py::gil_scoped_release unlocked;
-      c = idx.counts(std::vector<std::string_view>(kmers.begin(), kmers.end()), threads);
+      c = idx.counts(views, threads_or_all(threads));
     }
     return to_numpy(std::move(c));
   }
@@ -71,12 +94,13 @@ class CountFile {
   // a numpy array of uint64.
   py::array_t<uint64_t> counts_packed(py::array_t<uint64_t, py::array::c_style | py::array::forcecast> packed,
                                       unsigned threads) {
-    const unsigned k = index().k();
-    if (k > 32) throw std::invalid_argument("packed k-mers are for k <= 32; this set holds " + std::to_string(k) + "-mers");
-    std::vector<std::string> text(static_cast<size_t>(packed.size()));
-    const uint64_t* p = packed.data();
-    for (size_t i = 0; i < text.size(); ++i) text[i] = decode_kmer(p[i], k);
-    return counts(text, threads);
+    const CountIndex& idx = index();
+    std::vector<uint64_t> c;
+    {
+      py::gil_scoped_release unlocked;
+      c = idx.counts_packed(packed.data(), static_cast<size_t>(packed.size()), threads_or_all(threads));
+    }
+    return to_numpy(std::move(c));
   }
   std::string path() const { return path_; }
 
@@ -139,7 +163,7 @@ py::dict count(const std::vector<std::string>& inputs, const std::string& output
   o.k = k;
   o.min_count = min_count;
   if (max_count) o.max_count = *max_count;
-  o.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  o.threads = threads_or_all(threads);
   o.max_memory = max_memory;
   o.canonical = canonical;
   o.tmp_dir = tmp_dir;
@@ -221,7 +245,8 @@ PYBIND11_MODULE(kmerbloom, m) {
       .def("__contains__", &CountFile::contains)
       .def("count", &CountFile::count, py::arg("kmer"), "The count of kmer (0: absent; canonical sets: either strand)")
       .def("counts", &CountFile::counts, py::arg("kmers"), py::arg("threads") = 0,
-           "The counts of a list of k-mers, as a numpy array (threads: 0 for all cores; the same answer whatever)")
+           "The counts of k-mers (an iterable of str or bytes), as a numpy array (threads: 0 for all cores; the same "
+           "answer whatever)")
       .def("counts_packed", &CountFile::counts_packed, py::arg("packed"), py::arg("threads") = 0,
            "The counts of packed k-mers (numpy uint64, 2 bits a base, first base highest; k <= 32)")
       .def("__iter__", [](const CountFile& f) { return CountStream(f.path(), 0); },

@@ -80,6 +80,12 @@ def test_lookups_answer_as_the_file_says(reads, tmp_path, k, fmt):
     assert batch.dtype == np.uint64 and list(batch) == [f[x] for x in asked]
     assert list(f.counts(asked, threads=1)) == list(f.counts(asked, threads=3)) == list(batch)
     assert f[present[0].lower()] == truth[present[0]]
+    # Any iterable of str or bytes: a generator, bytes, a numpy array of strings.
+    assert list(f.counts(x for x in asked)) == list(batch)
+    assert list(f.counts([x.encode() for x in asked])) == list(batch)
+    assert list(f.counts(np.array(asked))) == list(batch)
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        f.counts([asked[0], 7])
 
 
 def test_numpy_chunks_are_the_records_packed(reads, tmp_path):
@@ -97,6 +103,9 @@ def test_numpy_chunks_are_the_records_packed(reads, tmp_path):
         first = first << 2 | code[base]
     assert packed[0] == first, "2 bits a base, the first base highest"
     assert list(f.counts_packed(packed[:500])) == list(counts[:500])
+    assert list(f.counts_packed(packed[:500], threads=3)) == list(counts[:500])
+    with pytest.raises(ValueError, match="more than 25 bases"):
+        f.counts_packed(np.array([1 << 50], dtype=np.uint64))
 
 
 def test_errors_carry_the_command_lines_words(reads, tmp_path):

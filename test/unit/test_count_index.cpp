@@ -2,7 +2,7 @@
 // random sets at k on either side of the 32-base word edges, TSV and KFF (in
 // sections of a few hundred k-mers), canonical and as read. Every k-mer of the
 // set is found with its count (in a canonical set from either strand), absent
-// k-mers give 0, one by one and in batches; a stale or damaged index and files
+// k-mers give 0, one by one and in batches (of letters, and packed for k <= 32); a stale or damaged index and files
 // the index cannot take are refused with their reason.
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -86,6 +86,22 @@ class CountIndexTest : public TempDirTest {
     std::vector<std::string_view> views(asked.begin(), asked.end());
     EXPECT_EQ(idx.counts(views), want) << what << " in one batch";
     EXPECT_EQ(idx.counts(views, 3), want) << what << " in one batch, 3 threads";
+    if (k <= 32) {  // the same k-mers packed, 2 bits a base, the first base highest
+      std::vector<uint64_t> packed;
+      for (const std::string& x : asked) {
+        uint64_t v = 0;
+        for (const char c : x) v = v << 2 | static_cast<uint64_t>(std::strchr("ACGT", c) - "ACGT");
+        packed.push_back(v);
+      }
+      EXPECT_EQ(idx.counts_packed(packed.data(), packed.size()), want) << what << " packed";
+      EXPECT_EQ(idx.counts_packed(packed.data(), packed.size(), 3), want) << what << " packed, 3 threads";
+      if (k < 32) {
+        const uint64_t wide = uint64_t{1} << (2 * k);
+        EXPECT_THROW(idx.counts_packed(&wide, 1), std::invalid_argument) << "a word of k + 1 bases";
+      }
+    } else {
+      EXPECT_THROW(idx.counts_packed(nullptr, 0), std::invalid_argument) << "packed k-mers are for k <= 32";
+    }
     std::string lower = asked[0];
     for (char& ch : lower) ch = static_cast<char>(ch - 'A' + 'a');
     EXPECT_EQ(idx.count(lower), want[0]) << "lower case";
