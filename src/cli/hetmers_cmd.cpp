@@ -140,7 +140,7 @@ int run_hetmers(HetmersArgs& a) {
   const HetmerResult r = find_hetmers(*set, o);
   progress.stop();
   const SmudgePeak peak = find_smudge_peak(r.grid, cut.lower, r.kmers);
-  spdlog::debug("search done at {:.1f} s: {} partitions, {} planned", clock.wall_seconds(), r.partitions,
+  spdlog::debug("search done at {:.1f} s: {} search units, {} planned", clock.wall_seconds(), r.partitions,
                 format_megabytes(r.memory_planned));
   OutputFile smu(a.smu_path());
   write_smu(r.grid, smu);
@@ -158,7 +158,7 @@ int run_hetmers(HetmersArgs& a) {
     html.commit();
   }
   spdlog::info("{} k-mers of {} in [{}, {}], {} pairs at one base, {} unique ({} with their reverse complements), "
-               "{} partitions, in {:.1f} s",
+               "{} search units, in {:.1f} s",
                format_count(r.kmers), format_count(file.records), cut.lower, cut.upper, format_count(r.pairs / 2),
                format_count(r.unique_pairs_canonical), format_count(r.unique_pairs), r.partitions,
                clock.wall_seconds());

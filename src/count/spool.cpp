@@ -108,6 +108,12 @@ void Spool::flush() {
   if (!staging_.empty()) write_staging();
 }
 
+void Spool::seal() {
+  std::lock_guard lock(disk_mu_);
+  if (!staging_.empty()) write_staging();
+  std::vector<uint8_t>().swap(staging_);
+}
+
 void Spool::write_staging() {
   const uint64_t at = written_.load(std::memory_order_relaxed);
   write_at(staging_.data(), staging_.size(), at);

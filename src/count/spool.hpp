@@ -92,6 +92,9 @@ class Spool {
   // Writes the staged bytes out now (a full disk shows here, not at a later
   // put); the blocks already stored stay valid.
   void flush();
+  // flush(), and the staging buffer freed: for a spool that is read from
+  // now on (a later put makes a new one).
+  void seal();
   // Frees the block's memory (its file bytes stay until the spool closes).
   void release(Block& block);
 

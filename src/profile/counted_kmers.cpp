@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "formats/kff_format.hpp"
 #include "formats/sorted_counts.hpp"
 #include "kmer/kmer.hpp"
 
@@ -16,13 +17,19 @@ CountedKmers::CountedKmers(const std::string& tmp_dir) : spool_(SpoolOptions{.di
 void CountedKmers::add(uint64_t kmer, uint64_t count) {
   pending_.push_back({kmer, count});
   ++size_;
-  if (pending_.size() == kKmersPerBlock) finish();
+  if (pending_.size() == kKmersPerBlock) put_pending();
 }
 
-void CountedKmers::finish() {
+void CountedKmers::put_pending() {
   if (pending_.empty()) return;
   blocks_.push_back(spool_.put(pending_.data(), static_cast<uint32_t>(pending_.size() * sizeof(CountedKmer))));
   pending_.clear();
+}
+
+void CountedKmers::finish() {
+  put_pending();
+  std::vector<CountedKmer>().swap(pending_);
+  spool_.seal();
 }
 
 void CountedKmers::read_block(size_t b, std::vector<CountedKmer>& out) const {
@@ -30,19 +37,40 @@ void CountedKmers::read_block(size_t b, std::vector<CountedKmer>& out) const {
   spool_.read(blocks_[b], out.data());
 }
 
+void CountedKmers::read(uint64_t first, uint64_t n, CountedKmer* out) const {
+  while (n > 0) {  // every block but the last holds kKmersPerBlock
+    const uint64_t b = first / kKmersPerBlock, off = first % kKmersPerBlock;
+    const uint64_t len = std::min<uint64_t>(n, kKmersPerBlock - off);
+    spool_.read(blocks_.at(b), static_cast<uint32_t>(off * sizeof(CountedKmer)),
+                static_cast<uint32_t>(len * sizeof(CountedKmer)), out);
+    out += len;
+    first += len;
+    n -= len;
+  }
+}
+
 CountFileKmers read_count_file_kmers(const std::string& path, unsigned k_expected, uint64_t max_count,
                                      const std::string& tmp_dir, size_t histogram_rows, PipelineProgress* progress) {
-  const auto in = open_sorted_counts(
-      path, {.expected_k = k_expected, .max_k = kMaxSmallK, .who = "hetmers", .canonical = true});
+  // Parsed ahead on a thread of the reader's, as packed k-mers (2 bits a
+  // base, the first base highest: as an integer, the k-mer's word).
+  const auto in = open_sorted_counts(path, {.expected_k = k_expected,
+                                            .max_k = kMaxSmallK,
+                                            .who = "hetmers",
+                                            .canonical = true,
+                                            .threaded = true,
+                                            .packed = true});
   CountFileKmers r;
   r.kept = std::make_unique<CountedKmers>(tmp_dir);
   r.histogram.assign(std::max<size_t>(histogram_rows, 2), 0);
-  std::string_view kmer;
-  uint64_t count = 0;
-  while (in->next(kmer, count)) {
-    if ((++r.records & 0xffff) == 0 && progress) progress->units_done = in->bytes_read();
-    ++r.histogram[std::min<uint64_t>(count, r.histogram.size() - 1)];
-    if (count <= max_count) r.kept->add(encode_kmer<uint64_t>(kmer), count);
+  PackedBatch batch;
+  while (in->next_packed_batch(batch)) {
+    for (size_t i = 0; i < batch.n; ++i) {
+      const uint64_t count = batch.counts[i];
+      ++r.histogram[std::min<uint64_t>(count, r.histogram.size() - 1)];
+      if (count <= max_count) r.kept->add(kff::load_be(reinterpret_cast<const uint8_t*>(batch.kmer_at(i)), batch.bytes), count);
+    }
+    r.records += batch.n;
+    if (progress) progress->units_done = in->bytes_read();
   }
   r.k = in->k();
   r.kept->finish();

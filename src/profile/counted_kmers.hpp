@@ -30,16 +30,20 @@ class CountedKmers {
 
   explicit CountedKmers(const std::string& tmp_dir);
   void add(uint64_t kmer, uint64_t count);
-  void finish();
+  void finish();  // after the last add: the k-mers stored, the buffers freed
 
   uint64_t size() const { return size_; }
   size_t blocks() const { return blocks_.size(); }
   // The k-mers of block b, in the order added; the first one is k-mer number
   // b * kKmersPerBlock.
   void read_block(size_t b, std::vector<CountedKmer>& out) const;
+  // The k-mers numbered [first, first + n) to out.
+  void read(uint64_t first, uint64_t n, CountedKmer* out) const;
   const std::string& tmp_dir() const { return spool_.dir(); }
 
  private:
+  void put_pending();
+
   Spool spool_;
   std::vector<Spool::Block> blocks_;
   std::vector<CountedKmer> pending_;

@@ -1,10 +1,11 @@
 #include "profile/hetmers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
+#include <functional>
+#include <queue>
+#include <stdexcept>
 #include <utility>
 
 #include "common/error.hpp"
@@ -17,33 +18,23 @@
 namespace kmerbloom {
 namespace {
 
-// One oriented k-mer with one of its pieces masked. A k-mer is cut into up
-// to three pieces of about k/3 bases; two k-mers at one base from each other
-// agree on two of them, so they share the key of the third, and on no other
-// key. key = mix64(the k-mer with that piece set to A's): spread evenly, so
-// that partitions are ranges of keys. meta, from the top bit: the piece (2
-// bits), unused (5), the count (10), the oriented k-mer's number (47: 2 x
-// canonical number, + 1 for its reverse complement).
-struct KeyEntry {
-  uint64_t key;
-  uint64_t meta;
-  uint64_t kmer;
-  unsigned piece() const { return static_cast<unsigned>(meta >> 62); }
-  uint64_t count() const { return (meta >> 47) & 1023; }
-  uint64_t id() const { return meta & ((uint64_t{1} << 47) - 1); }
-  bool operator<(const KeyEntry& o) const { return key != o.key ? key < o.key : meta < o.meta; }
-};
-static_assert(sizeof(KeyEntry) == 24);
-static_assert(kMaxPairCoverage < 1024, "counts of a pair's k-mers are kept in 10 bits");
-
 constexpr uint64_t kGridBytes = (kMaxPairCoverage + 1) * (kMaxMinorCoverage + 1) * sizeof(uint64_t);
-constexpr uint64_t kThreadFixedBytes = kGridBytes + 2 * (uint64_t{1} << 20);  // grid, k-mer block, pair text
 constexpr uint64_t kFixedBytes = uint64_t{16} << 20;  // the process, output and input buffers
-constexpr uint64_t kMinPartitionEntries = uint64_t{1} << 16;
-constexpr unsigned kMaxPartitions = 1u << 16;
-// Pieces a k-mer is cut into for its keys: three, fewer for k < 3.
-constexpr unsigned key_pieces(unsigned k) { return k < 3 ? k : 3; }
-constexpr size_t kSpoolBlock = size_t{1} << 20;  // bytes of pairs or text a thread holds before spooling them
+constexpr size_t kBlockKmers = size_t{1} << 14;       // oriented k-mers a block of the temporary file (256 KiB)
+constexpr uint64_t kBucketKmers = uint64_t{1} << 16;  // reverse complements a bucket, about (1 MiB)
+constexpr size_t kScatterKmers = 512;                 // a bucket's buffer in the scatter (8 KiB)
+constexpr size_t kChunkKmers = size_t{1} << 11;       // canonical k-mers read at a time in the merge (32 KiB)
+constexpr uint64_t kUnitKmers = uint64_t{1} << 17;    // a search unit's k-mers, at most where the data allow (2 MiB)
+constexpr unsigned kMaxPrefixBases = 10;
+constexpr size_t kPairwiseKmers = 16;  // a group this small is searched pair by pair
+constexpr size_t kPairBlock = size_t{1} << 18;        // bytes of pairs a thread holds before spooling them
+
+// One end of a pair: the oriented k-mer, its rank among all oriented k-mers
+// (its degree mark) and its count.
+struct PairEnd {
+  uint64_t kmer, rank, count;
+};
+static_assert(sizeof(PairEnd) == 24);
 
 // How many pairs each oriented k-mer is in: 0, 1 or more, two bits per
 // k-mer. Thread-safe: mark() from any threads at once; several() after them.
@@ -69,184 +60,382 @@ class PairMarks {
   std::vector<uint64_t> once_, more_;
 };
 
-struct Plan {
-  unsigned partitions = 1;
-  uint64_t entries_per_partition = 0;  // reserved: the expected number with a margin
-  uint64_t memory = 0;
+// The oriented k-mers of a set in k-mer order: every canonical k-mer and its
+// reverse complement (a palindrome once), 16 bytes each in an unlinked
+// temporary file, with the rank of the first k-mer of every prefix of
+// prefix_bases() bases. Built in two passes. The first reads the canonical
+// k-mers (in order) and scatters their reverse complements into buckets by
+// their first bucket bases, about kBucketKmers a bucket; the second, on the
+// threads, sorts each bucket and merges it with the canonical k-mers of its
+// prefix, which are a stretch of the set.
+class OrientedKmers {
+ public:
+  // check(largest bucket) is called between the two passes (it may throw).
+  OrientedKmers(const CountedKmers& set, unsigned k, uint64_t oriented, unsigned threads, uint64_t unit_kmers,
+                uint64_t bucket_kmers, const std::function<void(uint64_t)>& check)
+      : spool_(SpoolOptions{.dir = set.tmp_dir()}) {
+    // Prefixes: about unit_kmers / 128 k-mers a prefix (1,024), at most
+    // kMaxPrefixBases and k - 1 bases.
+    const uint64_t per_prefix = std::max<uint64_t>(1, unit_kmers / 128);
+    while (prefix_bases_ + 1 < k && prefix_bases_ < kMaxPrefixBases &&
+           (uint64_t{1} << (2 * prefix_bases_)) * per_prefix < oriented)
+      ++prefix_bases_;
+    while (bucket_bases_ < prefix_bases_ && (uint64_t{1} << (2 * bucket_bases_)) * bucket_kmers < oriented / 2)
+      ++bucket_bases_;
+    const size_t buckets = size_t{1} << (2 * bucket_bases_);
+    const unsigned fine_shift = 2 * (k - prefix_bases_), bucket_shift = 2 * (k - bucket_bases_);
+    starts_.assign((size_t{1} << (2 * prefix_bases_)) + 1, 0);
+    std::vector<uint64_t> canonical_starts(buckets + 1, 0);
+    Spool scattered(SpoolOptions{.dir = set.tmp_dir()});
+    std::vector<std::vector<Spool::Block>> bucket_blocks(buckets);
+    {
+      std::vector<std::vector<CountedKmer>> pending(buckets);
+      const auto put = [&](size_t j) {
+        bucket_blocks[j].push_back(
+            scattered.put(pending[j].data(), static_cast<uint32_t>(pending[j].size() * sizeof(CountedKmer))));
+        pending[j].clear();
+      };
+      std::vector<CountedKmer> block;
+      uint64_t last = 0, seen = 0;
+      for (size_t b = 0; b < set.blocks(); ++b) {
+        set.read_block(b, block);
+        for (const CountedKmer& c : block) {
+          if (seen++ > 0 && c.kmer <= last) throw std::logic_error("hetmers: the k-mers are not in order");
+          last = c.kmer;
+          ++starts_[(c.kmer >> fine_shift) + 1];
+          ++canonical_starts[(c.kmer >> bucket_shift) + 1];
+          const uint64_t rc = reverse_complement(c.kmer, k);
+          if (rc == c.kmer) continue;
+          ++starts_[(rc >> fine_shift) + 1];
+          const size_t j = rc >> bucket_shift;
+          if (pending[j].capacity() == 0) pending[j].reserve(kScatterKmers);
+          pending[j].push_back({rc, c.count});
+          if (pending[j].size() == kScatterKmers) put(j);
+        }
+      }
+      for (size_t j = 0; j < buckets; ++j)
+        if (!pending[j].empty()) put(j);
+    }
+    scattered.seal();
+    for (size_t i = 1; i < starts_.size(); ++i) starts_[i] += starts_[i - 1];
+    for (size_t j = 1; j <= buckets; ++j) canonical_starts[j] += canonical_starts[j - 1];
+    size_ = starts_.back();
+    bucket_starts_.resize(buckets + 1);
+    for (size_t j = 0; j <= buckets; ++j) bucket_starts_[j] = starts_[j << (2 * (prefix_bases_ - bucket_bases_))];
+    for (size_t j = 0; j < buckets; ++j)
+      largest_bucket_ = std::max(largest_bucket_, bucket_starts_[j + 1] - bucket_starts_[j] -
+                                                      (canonical_starts[j + 1] - canonical_starts[j]));
+    check(largest_bucket_);
+    // Each bucket sorted and merged with its canonical k-mers.
+    blocks_.resize(buckets);
+    std::atomic<size_t> next{0};
+    detail::run_on_threads(
+        std::max(1u, threads),
+        [&](unsigned) {
+          std::vector<CountedKmer> rcs, canonical, out;
+          for (size_t j; (j = next.fetch_add(1)) < buckets;) {
+            rcs.clear();
+            for (const Spool::Block& b : bucket_blocks[j]) {
+              const size_t at = rcs.size();
+              rcs.resize(at + b.size / sizeof(CountedKmer));
+              scattered.read(b, rcs.data() + at);
+            }
+            std::sort(rcs.begin(), rcs.end(), [](const CountedKmer& a, const CountedKmer& b) { return a.kmer < b.kmer; });
+            uint64_t from = canonical_starts[j];
+            const uint64_t to = canonical_starts[j + 1];
+            size_t c = 0, r = 0;
+            canonical.clear();
+            while (r < rcs.size() || from < to || c < canonical.size()) {
+              if (c == canonical.size() && from < to) {
+                canonical.resize(std::min<uint64_t>(kChunkKmers, to - from));
+                set.read(from, canonical.size(), canonical.data());
+                from += canonical.size();
+                c = 0;
+              }
+              const bool take_canonical = c < canonical.size() && (r == rcs.size() || canonical[c].kmer < rcs[r].kmer);
+              out.push_back(take_canonical ? canonical[c++] : rcs[r++]);
+              if (out.size() == kBlockKmers) put_out(j, out);
+            }
+            put_out(j, out);
+          }
+        },
+        [&] { next = buckets; });
+    spool_.seal();
+  }
+
+  uint64_t size() const { return size_; }
+  unsigned prefix_bases() const { return prefix_bases_; }
+  // The rank of the first k-mer whose first prefix_bases() bases are p (p = 4^prefix_bases(): size()).
+  uint64_t start(uint64_t p) const { return starts_[p]; }
+  // The k-mers of ranks [first, first + n) to out.
+  void read(uint64_t first, uint64_t n, CountedKmer* out) const {
+    while (n > 0) {
+      const size_t j = static_cast<size_t>(std::upper_bound(bucket_starts_.begin(), bucket_starts_.end(), first) -
+                                           bucket_starts_.begin()) - 1;
+      const uint64_t off = first - bucket_starts_[j], b = off / kBlockKmers, o = off % kBlockKmers;
+      const uint64_t len = std::min({n, kBlockKmers - o, bucket_starts_[j + 1] - first});
+      spool_.read(blocks_[j][b], static_cast<uint32_t>(o * sizeof(CountedKmer)),
+                  static_cast<uint32_t>(len * sizeof(CountedKmer)), out);
+      out += len;
+      first += len;
+      n -= len;
+    }
+  }
+  // Bytes held while it is built, at most (for k-mers oriented k-mers on
+  // threads threads, and a largest bucket that kBucketKmers allows): the
+  // scatter's buffers, then each thread's bucket, a stretch of canonical
+  // k-mers and a block.
+  static uint64_t bytes_building(uint64_t oriented, unsigned threads, uint64_t bucket_kmers, uint64_t largest_bucket) {
+    uint64_t buckets = 1;
+    while (buckets * bucket_kmers < oriented / 2) buckets *= 4;
+    const uint64_t scatter = buckets * kScatterKmers * sizeof(CountedKmer);
+    const uint64_t merge = threads * (largest_bucket + kChunkKmers + kBlockKmers) * sizeof(CountedKmer);
+    return std::max(scatter, merge) + 2 * Spool::kStagingBytes;
+  }
+  uint64_t largest_bucket() const { return largest_bucket_; }
+  uint64_t bytes() const { return (starts_.size() + bucket_starts_.size()) * sizeof(uint64_t); }
+
+ private:
+  void put_out(size_t j, std::vector<CountedKmer>& out) {
+    if (out.empty()) return;
+    blocks_[j].push_back(spool_.put(out.data(), static_cast<uint32_t>(out.size() * sizeof(CountedKmer))));
+    out.clear();
+  }
+
+  unsigned prefix_bases_ = 0, bucket_bases_ = 0;
+  uint64_t size_ = 0, largest_bucket_ = 0;
+  Spool spool_;
+  std::vector<std::vector<Spool::Block>> blocks_;  // by bucket, each written by one thread
+  std::vector<uint64_t> starts_, bucket_starts_;
 };
 
-uint64_t expected_with_margin(uint64_t entries, unsigned partitions) {
-  const uint64_t mean = entries / partitions + 1;
-  return mean + mean / 8 + 4096;  // a partition's size is binomial: 1/8 is many deviations above the mean
-}
+// The search's units. Two oriented k-mers at one base from each other, at
+// position i, share their first i bases and their last k - 1 - i. With
+// groups of the k-mers of one prefix of D bases (D = the set's
+// prefix_bases() or fewer), a pair at i >= D lies within one group, and a
+// pair at i < D within the four groups P b X (P: i bases, b: any base, X: D
+// - 1 - i bases). Unit u < D 4^(D-1) is the four groups of a level i < D and
+// a pair (P, X); unit D 4^(D-1) + g is group g, searched at every level from D
+// on. D is the fewest bases whose largest unit holds at most kUnitKmers
+// k-mers (the data decide it, not -M or -t, so the pairs come out in one
+// order).
+struct Units {
+  unsigned k = 0, d = 0, fine = 0;  // fine: the set's prefix bases
+  uint64_t shallow = 0, total = 0, largest = 0;
+  const OrientedKmers* set = nullptr;
 
-Plan plan_partitions(uint64_t entries, uint64_t ids, const HetmerOptions& o) {
-  const unsigned t = std::max(1u, o.threads);
-  const uint64_t fixed = kFixedBytes + PairMarks::bytes(ids) + t * kThreadFixedBytes;
-  const uint64_t floor_bytes = fixed + t * (kMinPartitionEntries + 4096) * sizeof(KeyEntry);
-  // The least -M: the floor, and room for the entries in kMaxPartitions
-  // partitions (the loop below then stops there or before).
-  const uint64_t least =
-      std::max(floor_bytes, fixed + t * expected_with_margin(entries, kMaxPartitions) * sizeof(KeyEntry));
-  const std::string fewer = t > 1 ? ", or use fewer threads" : "";
-  if (o.max_memory < floor_bytes)
-    throw BudgetError("hetmers needs at least " + format_megabytes(floor_bytes) + " for " + format_count(ids / 2) +
-                          " k-mers on " + plural(t, "thread") + " (-M " + format_megabytes(o.max_memory) + ")",
-                      least, fewer);
-  const uint64_t per_thread = (o.max_memory - fixed) / t / sizeof(KeyEntry);
-  Plan p;
-  p.partitions = t;
-  while (expected_with_margin(entries, p.partitions) > per_thread) {
-    if (p.partitions >= kMaxPartitions)
-      throw BudgetError("hetmers would need more than " + std::to_string(kMaxPartitions) + " partitions in -M " +
-                            format_megabytes(o.max_memory),
-                        least, fewer);
-    p.partitions += std::max(1u, p.partitions / 8);
-  }
-  p.entries_per_partition = expected_with_margin(entries, p.partitions);
-  p.memory = fixed + t * p.entries_per_partition * sizeof(KeyEntry);
-  return p;
-}
-
-// The search of one run: its k-mers, its plan, its marks; run() does one
-// pass over every partition on the options' threads.
-class Search {
- public:
-  Search(const CountedKmers& set, const HetmerOptions& o, const Plan& plan, uint64_t ids)
-      : set_(set), o_(o), plan_(plan), marks_(ids), spool_(SpoolOptions{.dir = set.tmp_dir()}) {
-    candidates_.resize(plan.partitions);
-    lines_.resize(plan.partitions);
-    const unsigned pieces = key_pieces(o.k);
-    for (unsigned j = 0; j < pieces; ++j)
-      for (unsigned pos = j * o.k / pieces; pos < (j + 1) * o.k / pieces; ++pos)
-        piece_mask_[j] |= uint64_t{3} << (2 * (o.k - 1 - pos));
-  }
-
-  void run(bool second_pass, HetmerResult& r) {
-    second_ = second_pass;
-    next_ = 0;
-    std::vector<Tally> tallies(std::max(1u, o_.threads));
-    detail::run_on_threads(
-        static_cast<unsigned>(tallies.size()), [&](unsigned t) { work(tallies[t]); },
-        [&] { next_ = plan_.partitions; });  // the others stop at their next partition
-    for (const Tally& t : tallies) {
-      if (!second_) r.pairs += t.pairs;
-      if (second_) {
-        r.unique_pairs += t.unique;
-        r.unique_pairs_canonical += t.canonical;
-        r.grid.add(t.grid);
-      }
+  Units(const OrientedKmers& s, unsigned k_bases, uint64_t unit_kmers) : k(k_bases), fine(s.prefix_bases()), set(&s) {
+    for (d = 0;; ++d) {
+      largest = largest_at(d);
+      if (largest <= unit_kmers || d == fine) break;
     }
-    if (!second_) {
-      r.kmers_in_pairs = marks_.marked();
-      r.kmers_in_several = marks_.marked_several();
-    }
+    shallow = d == 0 ? 0 : uint64_t{d} << (2 * (d - 1));
+    total = shallow + (uint64_t{1} << (2 * d));
   }
-
-  // The pair lines of every partition, in partition order.
-  void write_pairs(OutputFile& out) {
-    std::string buf;
-    for (auto& blocks : lines_)
-      for (const Spool::Block& b : blocks) {
-        buf.resize(b.size);
-        spool_.read(b, buf.data());
-        out.write(buf);
-      }
+  // The ranks of group g of prefixes of `bases` bases.
+  std::pair<uint64_t, uint64_t> group(uint64_t g, unsigned bases) const {
+    const unsigned shift = 2 * (fine - bases);
+    return {set->start(g << shift), set->start((g + 1) << shift)};
+  }
+  uint64_t group_size(uint64_t g, unsigned bases) const {
+    const auto [a, b] = group(g, bases);
+    return b - a;
+  }
+  // Unit u < shallow: its level and its four groups.
+  unsigned level(uint64_t u) const { return static_cast<unsigned>(u >> (2 * (d - 1))); }
+  std::array<uint64_t, 4> groups(uint64_t u) const {
+    const unsigned i = level(u), x_bases = d - 1 - i;
+    const uint64_t r = u & ((uint64_t{1} << (2 * (d - 1))) - 1);
+    const uint64_t p = r >> (2 * x_bases), x = r & ((uint64_t{1} << (2 * x_bases)) - 1);
+    std::array<uint64_t, 4> g{};
+    for (uint64_t b = 0; b < 4; ++b) g[b] = (p << (2 * (d - i))) | (b << (2 * x_bases)) | x;
+    return g;
   }
 
  private:
-  struct Tally {
-    uint64_t pairs = 0, unique = 0, canonical = 0;
-    SmudgeGrid grid;
-  };
+  uint64_t largest_at(unsigned bases) {
+    const unsigned saved = d;
+    d = bases;
+    uint64_t most = 0;
+    for (uint64_t g = 0; g < (uint64_t{1} << (2 * bases)); ++g) most = std::max(most, group_size(g, bases));
+    if (bases > 0)
+      for (uint64_t u = 0; u < (uint64_t{bases} << (2 * (bases - 1))); ++u) {
+        uint64_t n = 0;
+        for (const uint64_t g : groups(u)) n += group_size(g, bases);
+        most = std::max(most, n);
+      }
+    d = saved;
+    return most;
+  }
+};
 
-  void work(Tally& tally) {
-    if (second_) {
-      std::vector<KeyEntry> pairs;
-      std::string text;
-      for (unsigned p; (p = next_.fetch_add(1)) < plan_.partitions;) {
-        for (const Spool::Block& b : candidates_[p]) {
-          pairs.resize(b.size / sizeof(KeyEntry));
-          spool_.read(b, pairs.data());
-          for (size_t i = 0; i < pairs.size(); i += 2) bin_pair(pairs[i], pairs[i + 1], tally, text, p);
-        }
-        flush(text, lines_, p);
-        done_one();
-      }
-      return;
-    }
-    std::vector<KeyEntry> entries, pairs;
-    entries.reserve(plan_.entries_per_partition);
-    std::vector<CountedKmer> block;
-    for (unsigned p; (p = next_.fetch_add(1)) < plan_.partitions;) {
-      entries.clear();
-      collect(p, block, entries);
-      std::sort(entries.begin(), entries.end());
-      for (size_t i = 0, j; i < entries.size(); i = j) {
-        for (j = i + 1;
-             j < entries.size() && entries[j].key == entries[i].key && entries[j].piece() == entries[i].piece();)
-          ++j;
-        if (j - i > 1) mark_group(&entries[i], j - i, tally, pairs, p);
-      }
-      flush(pairs, candidates_, p);
-      done_one();
-    }
+// The search: pass 1 finds every pair unit by unit on the options' threads,
+// marks each oriented k-mer's degree and keeps the pairs in a temporary file
+// by unit; pass 2 reads them back in unit order and bins the unique ones.
+class Search {
+ public:
+  Search(const OrientedKmers& set, const Units& units, const HetmerOptions& o, const std::string& tmp_dir)
+      : set_(set), units_(units), o_(o), marks_(set.size()), spool_(SpoolOptions{.dir = tmp_dir}),
+        pairs_(units.total) {}
+
+  void find_pairs(HetmerResult& r) {
+    std::atomic<uint64_t> next{0}, pairs{0};
+    detail::run_on_threads(
+        std::max(1u, o_.threads),
+        [&](unsigned) {
+          std::vector<CountedKmer> buf;
+          std::vector<PairEnd> found;
+          uint64_t n = 0;
+          for (uint64_t u; (u = next.fetch_add(1)) < units_.total;) {
+            n += search_unit(u, buf, found);
+            done_one();
+          }
+          pairs += n;
+        },
+        [&] { next = units_.total; });
+    r.pairs = pairs;
+    r.kmers_in_pairs = marks_.marked();
+    r.kmers_in_several = marks_.marked_several();
   }
 
+  void bin_pairs(HetmerResult& r) {
+    std::vector<PairEnd> pairs;
+    std::string text;
+    for (const auto& blocks : pairs_) {
+      for (const Spool::Block& b : blocks) {
+        pairs.resize(b.size / sizeof(PairEnd));
+        spool_.read(b, pairs.data());
+        for (size_t i = 0; i < pairs.size(); i += 2) bin_pair(pairs[i], pairs[i + 1], r, text);
+      }
+      done_one();
+    }
+    if (o_.pairs) o_.pairs->write(text);
+  }
+
+ private:
   void done_one() const {
     if (o_.progress) o_.progress->units_done.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // The keys of partition p: every oriented k-mer, every piece.
-  void collect(unsigned p, std::vector<CountedKmer>& block, std::vector<KeyEntry>& out) const {
-    const unsigned k = o_.k;
-    for (size_t b = 0; b < set_.blocks(); ++b) {
-      set_.read_block(b, block);
-      uint64_t id = 2 * b * CountedKmers::kKmersPerBlock;
-      for (const CountedKmer& c : block) {
-        const uint64_t rc = reverse_complement(c.kmer, k);
-        add_keys(c.kmer, id, c.count, p, out);
-        if (rc != c.kmer) add_keys(rc, id + 1, c.count, p, out);
-        id += 2;
+  // Loads unit u and appends its pairs to pairs_[u]; returns how many.
+  uint64_t search_unit(uint64_t u, std::vector<CountedKmer>& buf, std::vector<PairEnd>& found) {
+    found.clear();
+    uint64_t n = 0;
+    if (u < units_.shallow) {
+      const std::array<uint64_t, 4> g = units_.groups(u);
+      size_t cut[5] = {0, 0, 0, 0, 0};
+      uint64_t rank[4];
+      for (unsigned b = 0; b < 4; ++b) {
+        const auto [first, end] = units_.group(g[b], units_.d);
+        rank[b] = first;
+        cut[b + 1] = cut[b] + (end - first);
       }
+      buf.resize(cut[4]);
+      for (unsigned b = 0; b < 4; ++b) set_.read(rank[b], cut[b + 1] - cut[b], buf.data() + cut[b]);
+      n = merge4(buf.data(), cut, rank, units_.level(u), u, found);
+    } else {
+      const auto [first, end] = units_.group(u - units_.shallow, units_.d);
+      buf.resize(end - first);
+      set_.read(first, end - first, buf.data());
+      n = search_group(buf.data(), buf.size(), first, units_.d, u, found);
     }
+    flush(found, u);
+    return n;
   }
 
-  void add_keys(uint64_t kmer, uint64_t id, uint64_t count, unsigned p, std::vector<KeyEntry>& out) const {
-    for (unsigned j = 0; j < key_pieces(o_.k); ++j) {
-      const uint64_t key = mix64(kmer & ~piece_mask_[j]);
-      if (static_cast<unsigned>((static_cast<u128>(key) * plan_.partitions) >> 64) != p) continue;
-      out.push_back({key, uint64_t{j} << 62 | count << 47 | id, kmer});
+  // Every pair at one base within a[0, n), k-mers of one prefix of `level`
+  // bases, ranks from `rank`: at the level's base, then deeper in each part;
+  // a small group pair by pair (any two that differ at one base).
+  uint64_t search_group(const CountedKmer* a, size_t n, uint64_t rank, unsigned level, uint64_t u,
+                        std::vector<PairEnd>& found) {
+    if (n < 2 || level >= o_.k) return 0;
+    if (n <= kPairwiseKmers) {
+      uint64_t pairs = 0;
+      for (size_t x = 0; x < n; ++x)
+        for (size_t y = x + 1; y < n; ++y) {
+          const uint64_t diff = a[x].kmer ^ a[y].kmer, bases = (diff | diff >> 1) & 0x5555555555555555ULL;
+          if ((bases & (bases - 1)) == 0)  // one base differs (two k-mers of a set are never equal)
+            pairs += add_pair(a[x], rank + x, a[y], rank + y, u, found);
+        }
+      return pairs;
     }
+    const unsigned shift = 2 * (o_.k - 1 - level);
+    size_t cut[5] = {0, 0, 0, 0, n};
+    for (unsigned b = 1; b < 4; ++b)
+      cut[b] = static_cast<size_t>(std::partition_point(a + cut[b - 1], a + n, [&](const CountedKmer& x) {
+                                     return ((x.kmer >> shift) & 3) < b;
+                                   }) - a);
+    const uint64_t ranks[4] = {rank + cut[0], rank + cut[1], rank + cut[2], rank + cut[3]};
+    uint64_t pairs = merge4(a, cut, ranks, level, u, found);
+    for (unsigned b = 0; b < 4; ++b)
+      pairs += search_group(a + cut[b], cut[b + 1] - cut[b], ranks[b], level + 1, u, found);
+    return pairs;
   }
 
-  // Members of one group agree outside one piece: those at one base from each
-  // other are pairs. Pairs within the coverage limit are marked and kept for
-  // the second pass.
-  void mark_group(const KeyEntry* g, size_t n, Tally& tally, std::vector<KeyEntry>& pairs, unsigned p) {
-    for (size_t a = 0; a < n; ++a)
-      for (size_t b = a + 1; b < n; ++b) {
-        const uint64_t diff = g[a].kmer ^ g[b].kmer;
-        if (__builtin_popcountll((diff | diff >> 1) & 0x5555555555555555ULL) != 1) continue;
-        if (g[a].count() + g[b].count() > kMaxPairCoverage) continue;
-        ++tally.pairs;
-        marks_.mark(g[a].id());
-        marks_.mark(g[b].id());
-        pairs.push_back(g[a]);
-        pairs.push_back(g[b]);
-        if (pairs.size() * sizeof(KeyEntry) >= kSpoolBlock) flush(pairs, candidates_, p);
+  // Four lists a[cut[b], cut[b + 1]) of k-mers that differ at base `level`
+  // and agree before it, each sorted by the bases after it (ranks of their
+  // first k-mers in rank[b]): the k-mers that agree after it too are pairs.
+  // One merge of the four, without a branch on which list moves (a coin
+  // toss for the processor); pairs are rare.
+  uint64_t merge4(const CountedKmer* a, const size_t* cut, const uint64_t* rank, unsigned level, uint64_t u,
+                  std::vector<PairEnd>& found) {
+    constexpr uint64_t kDone = ~uint64_t{0};  // above any k-mer's bases
+    const uint64_t after = (uint64_t{1} << (2 * (o_.k - 1 - level))) - 1;
+    const size_t last = cut[4] - 1;  // a k-mer to read, whatever an ended list's place
+    size_t at[4] = {cut[0], cut[1], cut[2], cut[3]};
+    uint64_t head[4];
+    const auto load = [&](unsigned b) {
+      const uint64_t v = a[std::min(at[b], last)].kmer & after;
+      head[b] = at[b] < cut[b + 1] ? v : kDone;
+    };
+    for (unsigned b = 0; b < 4; ++b) load(b);
+    uint64_t pairs = 0;
+    for (;;) {
+      const uint64_t least = std::min(std::min(head[0], head[1]), std::min(head[2], head[3]));
+      if (least == kDone) break;
+      const unsigned e0 = head[0] == least, e1 = head[1] == least, e2 = head[2] == least, e3 = head[3] == least;
+      if (e0 + e1 + e2 + e3 > 1) [[unlikely]] {
+        const unsigned with = e0 | e1 << 1 | e2 << 2 | e3 << 3;
+        for (unsigned p = 0; p < 4; ++p)
+          for (unsigned q = p + 1; q < 4; ++q)
+            if ((with >> p & 1) && (with >> q & 1))
+              pairs += add_pair(a[at[p]], rank[p] + (at[p] - cut[p]), a[at[q]], rank[q] + (at[q] - cut[q]), u, found);
       }
+      at[0] += e0;
+      at[1] += e1;
+      at[2] += e2;
+      at[3] += e3;
+      for (unsigned b = 0; b < 4; ++b) load(b);
+    }
+    return pairs;
   }
 
-  // A pair of the first pass, binned when neither k-mer is in another pair.
-  void bin_pair(const KeyEntry& a, const KeyEntry& b, Tally& tally, std::string& text, unsigned p) {
-    if (marks_.several(a.id()) || marks_.several(b.id())) return;
-    const uint64_t ca = a.count(), cb = b.count();
-    ++tally.unique;
-    ++tally.grid.at(ca + cb, std::min(ca, cb));
+  // A pair at one base, kept when its counts add up to at most kMaxPairCoverage.
+  unsigned add_pair(const CountedKmer& e, uint64_t re, const CountedKmer& f, uint64_t rf, uint64_t u,
+                    std::vector<PairEnd>& found) {
+    if (e.count + f.count > kMaxPairCoverage) return 0;
+    marks_.mark(re);
+    marks_.mark(rf);
+    found.push_back({e.kmer, re, e.count});
+    found.push_back({f.kmer, rf, f.count});
+    if (found.size() * sizeof(PairEnd) >= kPairBlock) flush(found, u);
+    return 1;
+  }
+
+  // A pair of pass 1, binned when neither k-mer is in another pair.
+  void bin_pair(const PairEnd& a, const PairEnd& b, HetmerResult& r, std::string& text) {
+    if (marks_.several(a.rank) || marks_.several(b.rank)) return;
+    ++r.unique_pairs;
+    ++r.grid.at(a.count + b.count, std::min(a.count, b.count));
     if (!is_representative(a.kmer, b.kmer)) return;
-    ++tally.canonical;
-    if (o_.pairs) add_line(a.kmer, ca, b.kmer, cb, text, p);
+    ++r.unique_pairs_canonical;
+    if (o_.pairs) {
+      add_line(a.kmer, a.count, b.kmer, b.count, text);
+      if (text.size() >= kPairBlock) {
+        o_.pairs->write(text);
+        text.clear();
+      }
+    }
   }
 
   // A pair {u, v} and its reverse complement {rc u, rc v} are both found:
@@ -256,7 +445,7 @@ class Search {
     return std::pair(std::min(u, v), std::max(u, v)) <= std::pair(std::min(ru, rv), std::max(ru, rv));
   }
 
-  void add_line(uint64_t u, uint64_t cu, uint64_t v, uint64_t cv, std::string& text, unsigned p) {
+  void add_line(uint64_t u, uint64_t cu, uint64_t v, uint64_t cv, std::string& text) const {
     if (std::pair(cv, v) < std::pair(cu, u)) {
       std::swap(u, v);
       std::swap(cu, cv);
@@ -269,41 +458,24 @@ class Search {
     text += '\t';
     text += std::to_string(cv);
     text += '\n';
-    if (text.size() >= kSpoolBlock) flush(text, lines_, p);
   }
 
-  // Moves buf (pairs or text) to the spool, as the next block of partition p.
-  template <class Buffer>
-  void flush(Buffer& buf, std::vector<std::vector<Spool::Block>>& blocks, unsigned p) {
-    if (buf.empty()) return;
-    Spool::Block b = spool_.put(buf.data(), static_cast<uint32_t>(buf.size() * sizeof(buf[0])));
-    {
-      std::lock_guard lock(spool_mu_);
-      blocks[p].push_back(std::move(b));
-    }
-    buf.clear();
+  // Moves found to the spool, as the next block of unit u.
+  void flush(std::vector<PairEnd>& found, uint64_t u) {
+    if (found.empty()) return;
+    pairs_[u].push_back(spool_.put(found.data(), static_cast<uint32_t>(found.size() * sizeof(PairEnd))));
+    found.clear();
   }
 
-  const CountedKmers& set_;
+  const OrientedKmers& set_;
+  const Units& units_;
   const HetmerOptions& o_;
-  const Plan& plan_;
   PairMarks marks_;
-  uint64_t piece_mask_[3] = {0, 0, 0};  // the bases of each piece
-  bool second_ = false;
-  std::atomic<unsigned> next_{0};
-  Spool spool_;  // unlinked temporary file: candidate pairs, pair lines
-  std::mutex spool_mu_;
-  std::vector<std::vector<Spool::Block>> candidates_;  // first-pass pairs by partition, in key order
-  std::vector<std::vector<Spool::Block>> lines_;       // --pairs text by partition, in key order
+  Spool spool_;  // unlinked temporary file: the pairs of pass 1
+  std::vector<std::vector<Spool::Block>> pairs_;  // by unit, each written by the one thread that searched it
 };
 
 }  // namespace
-
-uint64_t hetmer_minimum_memory(uint64_t kmers, unsigned threads) {
-  const unsigned t = std::max(1u, threads);
-  return kFixedBytes + PairMarks::bytes(2 * kmers) + t * kThreadFixedBytes +
-         t * (kMinPartitionEntries + 4096) * sizeof(KeyEntry);
-}
 
 HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& o) {
   if (o.k == 0 || o.k > kMaxSmallK) throw std::invalid_argument("hetmers takes k from 1 to 31");
@@ -320,23 +492,48 @@ HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& o) {
       r.oriented_kmers += reverse_complement(c.kmer, o.k) == c.kmer ? 1 : 2;
     }
   }
-  const uint64_t ids = 2 * set.size();
-  const Plan plan = plan_partitions(r.oriented_kmers * key_pieces(o.k), ids, o);
-  r.partitions = plan.partitions;
-  r.memory_planned = plan.memory;
-  Search search(set, o, plan, ids);
-  const auto begin = [&](const std::string& name) {
+  const unsigned t = std::max(1u, o.threads);
+  const uint64_t unit_kmers = o.unit_kmers ? o.unit_kmers : kUnitKmers;
+  const uint64_t bucket_kmers = o.bucket_kmers ? o.bucket_kmers : kBucketKmers;
+  // Memory: the process, the marks, the grid, the prefixes' ranks, then the
+  // larger of the building (largest_bucket: the reverse complements of the
+  // largest bucket) and the search (largest_unit: its k-mers).
+  const auto need = [&](uint64_t largest_bucket, uint64_t largest_unit, uint64_t prefix_bytes) {
+    const uint64_t search = t * (largest_unit * sizeof(CountedKmer) + kPairBlock) + Spool::kStagingBytes;
+    return kFixedBytes + PairMarks::bytes(r.oriented_kmers) + kGridBytes + prefix_bytes +
+           std::max(OrientedKmers::bytes_building(r.oriented_kmers, t, bucket_kmers, largest_bucket), search);
+  };
+  const auto refuse = [&](uint64_t needed) {
+    const std::string fewer = t > 1 ? ", or use fewer threads" : "";
+    throw BudgetError("hetmers needs at least " + format_megabytes(needed) + " for " + format_count(r.kmers) +
+                          " k-mers on " + plural(t, "thread") + " (-M " + format_megabytes(o.max_memory) + ")",
+                      needed, fewer);
+  };
+  // What it needs when the k-mers spread evenly: refused before anything is
+  // written when -M is below it; what the k-mers need, once their prefixes
+  // are known.
+  const uint64_t even = std::min(r.oriented_kmers, unit_kmers);
+  if (const uint64_t n = need(std::min(r.oriented_kmers / 2, bucket_kmers), even, 0); o.max_memory < n) refuse(n);
+  const auto begin = [&](const std::string& name, uint64_t units) {
     if (o.pass) o.pass(name);
     if (!o.progress) return;
     o.progress->units_done = 0;
-    o.progress->units_total = plan.partitions;
-    o.progress->unit = "partitions";
+    o.progress->units_total = units;
+    o.progress->unit = "units";
   };
-  begin("pass 1: pairs at one base, partition by partition");
-  search.run(false, r);
-  begin("pass 2: the unique pairs, binned");
-  search.run(true, r);
-  if (o.pairs) search.write_pairs(*o.pairs);
+  begin("pass 1: the k-mers and their reverse complements, sorted", 0);
+  const OrientedKmers oriented(set, o.k, r.oriented_kmers, t, unit_kmers, bucket_kmers, [&](uint64_t largest_bucket) {
+    if (const uint64_t n = need(largest_bucket, even, 0); o.max_memory < n) refuse(n);
+  });
+  const Units units(oriented, o.k, unit_kmers);
+  r.partitions = static_cast<unsigned>(std::min<uint64_t>(units.total, UINT32_MAX));
+  r.memory_planned = need(oriented.largest_bucket(), units.largest, oriented.bytes());
+  if (o.max_memory < r.memory_planned) refuse(r.memory_planned);
+  Search search(oriented, units, o, set.tmp_dir());
+  begin("pass 2: pairs at one base, unit by unit", units.total);
+  search.find_pairs(r);
+  begin("pass 3: the unique pairs, binned", units.total);
+  search.bin_pairs(r);
   return r;
 }
 

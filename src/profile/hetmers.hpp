@@ -3,17 +3,21 @@
 // (docs/hetmers.md has the definitions and where smudgeplot states them).
 //
 // The k-mers are taken in both orientations (a canonical k-mer and its
-// reverse complement: smudgeplot searches a FastK table made symmetric). Each
-// oriented k-mer is cut into three pieces and keyed three times, each time
-// with one piece masked: two k-mers at one base from each other agree on two
-// pieces, so they meet under exactly one key, where they are compared. Keys
-// are partitioned by value, so that one partition's keys fit in memory. A
-// first pass sorts each partition's keys, marks how many pairs each oriented
-// k-mer is in and keeps the pairs in a temporary file; a second pass bins the
-// pairs whose two k-mers are in no other pair. Memory: 4 bits per k-mer of
-// the set plus, per thread, one partition's keys (24 bytes each), the 4 MB
-// grid and 2 MB of buffers. The result does not depend on the number of
-// threads or partitions: bins are sums, and pairs come out in key order.
+// reverse complement: smudgeplot searches a FastK table made symmetric),
+// sorted, in an unlinked temporary file (16 bytes a k-mer). Two oriented
+// k-mers at one base from each other, at position i, share their first i
+// bases and their last k - 1 - i: in a stretch of k-mers of one prefix of i
+// bases, split four ways by base i, each part is in order of the bases
+// after i, and a merge of the four parts finds the pairs at i. The search
+// takes the sorted k-mers a unit at a time (at most about 2 MiB of them:
+// groups of one prefix, searched at every level from the prefix on, and for
+// the levels above, four such groups), marks each oriented k-mer's degree
+// (0, 1, more: 2 bits) and keeps the pairs in the temporary file; a second
+// pass bins the pairs whose two k-mers are in no other pair. Memory: 2 bits
+// per oriented k-mer, the 4 MB grid, per thread a unit and 256 KiB of
+// pairs, whatever the set's size. The result does not depend on the number
+// of threads or on -M: bins are sums, the units are the data's, and pairs
+// come out in unit order.
 //
 // Thread safety: find_hetmers runs its own threads; the inputs are read only.
 #pragma once
@@ -48,14 +52,18 @@ class SmudgeGrid {
 struct HetmerOptions {
   unsigned k = 0;
   unsigned threads = 1;
-  uint64_t max_memory = uint64_t{1} << 30;  // bytes for the whole search
+  uint64_t max_memory = uint64_t{1} << 30;  // bytes the search may use (it is refused when it needs more)
   // Pairs found, written to it (KMER COUNT KMER COUNT, the smaller count
   // first), one line per pair and its reverse complement; nullptr: none.
   OutputFile* pairs = nullptr;
-  // Each pass's name as it begins, and its partitions searched of all in
+  // Each pass's name as it begins, and its units searched of all in
   // progress->units_done (may be null) for a meter.
   std::function<void(const std::string&)> pass;
   PipelineProgress* progress = nullptr;
+  // Tests: at most this many oriented k-mers a search unit where the data
+  // allow, about this many reverse complements a bucket (0: the defaults),
+  // so that small sets take the paths of large ones.
+  uint64_t unit_kmers = 0, bucket_kmers = 0;
 };
 
 struct HetmerResult {
@@ -66,19 +74,15 @@ struct HetmerResult {
   uint64_t kmers_in_several = 0;     // in more than one: their pairs are not unique
   uint64_t unique_pairs = 0;         // oriented unique pairs, the sum of the grid (what smudgeplot counts)
   uint64_t unique_pairs_canonical = 0;  // the same, a pair and its reverse complement once
-  unsigned partitions = 0;
+  unsigned partitions = 0;           // the search's units
   uint64_t memory_planned = 0;       // bytes the plan holds at most
   SmudgeGrid grid;
 };
 
-// The bytes the search needs at the least for `kmers` k-mers on `threads`
-// threads (one partition of the smallest useful size each).
-uint64_t hetmer_minimum_memory(uint64_t kmers, unsigned threads);
-
 // Searches the canonical k-mers of `set` (their counts already within the
-// chosen range, each below kMaxPairCoverage). Throws BudgetError when
-// options.max_memory is below hetmer_minimum_memory, OutputError (SpoolError)
-// when temporary files cannot be written.
+// chosen range, each below kMaxPairCoverage), in order. Throws BudgetError
+// when the search needs more than options.max_memory, OutputError
+// (SpoolError) when temporary files cannot be written.
 HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& options);
 
 // smudgeplot's flat 2-D histogram (its .smu file): "MINOR<TAB>MAJOR<TAB>PAIRS"

@@ -1,16 +1,25 @@
 // hetmers' pieces apart from the command line: smudgeplot's cutoff rules
 // against a second implementation of Python's rounding, and the densest-smudge
 // reading on grids drawn from the coverage model of each structure (AB, AAB,
-// AAAB: counts Poisson around copies x haploid coverage), seeded.
+// AAAB: counts Poisson around copies x haploid coverage), seeded; the search
+// in small and in one piece against a brute force.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "formats/output.hpp"
+#include "kmer/kmer.hpp"
+#include "profile/counted_kmers.hpp"
 #include "profile/cutoffs.hpp"
 #include "profile/hetmers.hpp"
 #include "profile/smudge_peak.hpp"
+#include "temp_dir.hpp"
 
 using namespace kmerbloom;
 
@@ -138,4 +147,124 @@ TEST(SmudgePeak, NoPloidyFromFewPairsRarePairsOrTheErrorLine) {
         << rounded.note;
   }
   EXPECT_EQ(find_smudge_peak(ab, 10, 1000000).ploidy, 2u);  // 5%
+}
+
+namespace {
+
+// Canonical k-mers, sorted, once each, with counts: many one base from one
+// chosen before (families), some of a count high enough that their pairs
+// add up to more than kMaxPairCoverage.
+std::vector<CountedKmer> family_set(unsigned k, size_t n, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  const uint64_t mask = (uint64_t{1} << (2 * k)) - 1;
+  std::map<uint64_t, uint64_t> set;
+  std::vector<uint64_t> chosen;
+  while (set.size() < n) {
+    uint64_t x = rng() & mask;
+    if (!chosen.empty() && rng() % 10 < 6) {  // a neighbour of one chosen before
+      const unsigned at = static_cast<unsigned>(rng() % k);
+      x = chosen[rng() % chosen.size()] ^ (uint64_t{1 + rng() % 3} << (2 * at));
+    }
+    x = std::min(x, reverse_complement(x, k));
+    chosen.push_back(x);
+    set.emplace(x, rng() % 20 == 0 ? 600 + rng() % 300 : 1 + rng() % 60);
+  }
+  std::vector<CountedKmer> out;
+  for (const auto& [kmer, count] : set) out.push_back({kmer, count});
+  return out;
+}
+
+// Every two oriented k-mers compared: the pairs at one base (counts adding
+// up to at most kMaxPairCoverage), each k-mer's degree, the unique pairs binned.
+HetmerResult brute_force(const std::vector<CountedKmer>& set, unsigned k) {
+  std::vector<CountedKmer> all;
+  for (const CountedKmer& c : set) {
+    all.push_back(c);
+    if (reverse_complement(c.kmer, k) != c.kmer) all.push_back({reverse_complement(c.kmer, k), c.count});
+  }
+  std::vector<unsigned> degree(all.size(), 0);
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t i = 0; i < all.size(); ++i)
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      unsigned differ = 0;
+      for (unsigned p = 0; p < k; ++p) differ += ((all[i].kmer ^ all[j].kmer) >> (2 * p) & 3) != 0;
+      if (differ != 1 || all[i].count + all[j].count > kMaxPairCoverage) continue;
+      ++degree[i];
+      ++degree[j];
+      pairs.emplace_back(i, j);
+    }
+  HetmerResult r;
+  r.pairs = pairs.size();
+  for (const unsigned d : degree) {
+    r.kmers_in_pairs += d > 0;
+    r.kmers_in_several += d > 1;
+  }
+  for (const auto& [i, j] : pairs)
+    if (degree[i] == 1 && degree[j] == 1) {
+      ++r.unique_pairs;
+      ++r.grid.at(all[i].count + all[j].count, std::min(all[i].count, all[j].count));
+    }
+  return r;
+}
+
+class HetmerSearch : public TempDirTest {
+ protected:
+  HetmerResult search(const std::vector<CountedKmer>& set, unsigned k, unsigned threads, uint64_t unit,
+                      uint64_t bucket, const std::string& pairs_name) {
+    CountedKmers kept(path(""));
+    for (const CountedKmer& c : set) kept.add(c.kmer, c.count);
+    kept.finish();
+    OutputFile pairs(path(pairs_name));
+    HetmerOptions o;
+    o.k = k;
+    o.threads = threads;
+    o.pairs = &pairs;
+    o.unit_kmers = unit;
+    o.bucket_kmers = bucket;
+    const HetmerResult r = find_hetmers(kept, o);
+    pairs.commit();
+    return r;
+  }
+  std::string bytes(const std::string& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+};
+
+bool same_grid(const SmudgeGrid& a, const SmudgeGrid& b) {
+  for (uint64_t sum = 0; sum <= kMaxPairCoverage; ++sum)
+    for (uint64_t minor = 0; minor <= kMaxMinorCoverage; ++minor)
+      if (a.at(sum, minor) != b.at(sum, minor)) return false;
+  return true;
+}
+
+}  // namespace
+
+// Units of at most 64 oriented k-mers and buckets of about 32 reverse
+// complements: the search runs through shallow units (four groups of one
+// level) and the scatter's many buckets; in one piece, it does not. Both
+// give the brute force's pairs, degrees and bins, and each the same pairs
+// file on 1 and 3 threads.
+TEST_F(HetmerSearch, SmallPiecesAndOnePieceFindTheBruteForcesPairs) {
+  for (const unsigned k : {11u, 12u}) {
+    const std::vector<CountedKmer> set = family_set(k, 3000, k);
+    const HetmerResult want = brute_force(set, k);
+    ASSERT_GT(want.unique_pairs, 100u) << "the set holds unique pairs";
+    ASSERT_GT(want.kmers_in_several, 100u) << "and k-mers in several pairs";
+    for (const auto& [unit, bucket] : {std::pair<uint64_t, uint64_t>{0, 0}, {64, 32}}) {
+      const HetmerResult one = search(set, k, 1, unit, bucket, "p1.tsv");
+      const HetmerResult three = search(set, k, 3, unit, bucket, "p3.tsv");
+      const std::string what = "k = " + std::to_string(k) + (unit ? ", small pieces" : ", one piece");
+      if (unit) EXPECT_GT(one.partitions, 100u) << what;
+      else EXPECT_EQ(one.partitions, 1u) << what;
+      for (const HetmerResult* r : {&one, &three}) {
+        EXPECT_EQ(r->pairs, want.pairs) << what;
+        EXPECT_EQ(r->kmers_in_pairs, want.kmers_in_pairs) << what;
+        EXPECT_EQ(r->kmers_in_several, want.kmers_in_several) << what;
+        EXPECT_EQ(r->unique_pairs, want.unique_pairs) << what;
+        EXPECT_TRUE(same_grid(r->grid, want.grid)) << what;
+      }
+      EXPECT_EQ(bytes("p1.tsv"), bytes("p3.tsv")) << what << ": the pairs in one order whatever the threads";
+    }
+  }
 }
