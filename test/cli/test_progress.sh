@@ -56,8 +56,8 @@ tty_run "$T/sets.tty" "$KB" sets union "$T/all.tsv" "$T/all.kff" -o "$T/u.tsv"
 check "sets: the bytes read of its inputs, and their share" \
   grep -Eq '^union: merging the inputs  [0-9.]+ ?[kM]?/[0-9.]+ M bytes read \([0-9]+%\)' "$T/sets.tty"
 tty_run "$T/het.tty" "$KB" hetmers "$T/all.tsv" -o "$T/het" -M 64M -t 2
-check "hetmers: reading the counts, then its partitions searched" \
-  bash -c "grep -Eq '^reading the counts  .* bytes read \([0-9]+%\)' '$T/het.tty' && grep -Eq '^pass 1: pairs at one base, partition by partition  [0-9]+/[0-9]+ partitions' '$T/het.tty'"
+check "hetmers: reading the counts, then its units searched" \
+  bash -c "grep -Eq '^reading the counts  .* bytes read \([0-9]+%\)' '$T/het.tty' && grep -Eq '^pass 2: pairs at one base, unit by unit  [0-9]+/[0-9]+ units' '$T/het.tty'"
 "$KB" count "$r" "$r" "$r" "$r" "$r" "$r" "$r" "$r" -o "$T/p.tsv" -t 2 2> "$T/pipe.err"
 check "on a pipe: no progress line" bash -c "! grep -q 'pass 1' '$T/pipe.err'"
 same "the k-mers do not depend on the meter" "$T/c.tsv" "$T/p.tsv"
