@@ -52,7 +52,7 @@ ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$
 echo "== ThreadSanitizer, threaded tests repeated" >&2
 kb_build build-tsan -DKMERBLOOM_WERROR=ON -DKMERBLOOM_STRICT_TESTS=$strict -DKMERBLOOM_SANITIZE=thread "${sanitize_build[@]}"
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
-  -R "Concurrent|CountDiff|Threads|Progress|NormalizeFilter|SerialOrder|FilterOpsQuery|MergedRanges|StagedBlocks|CountIndex|SortedCounts|cli.test_count" --repeat until-fail:3
+  -R "Concurrent|CountDiff|Threads|Progress|NormalizeFilter|SerialOrder|FilterOpsQuery|MergedRanges|StagedBlocks|CountIndex|SortedCounts|HetmerSearch|cli.test_count" --repeat until-fail:3
 
 echo "== the Snakemake workflow on a single-node SLURM cluster (test/cluster/test_slurm.sh)" >&2
 # Installs slurm-wlm, munge, slurmdbd and MariaDB, starts loopback clusters, stops them by pid;
