@@ -4,7 +4,6 @@
 #include <array>
 #include <atomic>
 #include <functional>
-#include <queue>
 #include <stdexcept>
 #include <utility>
 
@@ -220,11 +219,11 @@ class OrientedKmers {
 // k-mers (the data decide it, not -M or -t, so the pairs come out in one
 // order).
 struct Units {
-  unsigned k = 0, d = 0, fine = 0;  // fine: the set's prefix bases
+  unsigned d = 0, fine = 0;  // fine: the set's prefix bases
   uint64_t shallow = 0, total = 0, largest = 0;
   const OrientedKmers* set = nullptr;
 
-  Units(const OrientedKmers& s, unsigned k_bases, uint64_t unit_kmers) : k(k_bases), fine(s.prefix_bases()), set(&s) {
+  Units(const OrientedKmers& s, uint64_t unit_kmers) : fine(s.prefix_bases()), set(&s) {
     for (d = 0;; ++d) {
       largest = largest_at(d);
       if (largest <= unit_kmers || d == fine) break;
@@ -525,7 +524,7 @@ HetmerResult find_hetmers(const CountedKmers& set, const HetmerOptions& o) {
   const OrientedKmers oriented(set, o.k, r.oriented_kmers, t, unit_kmers, bucket_kmers, [&](uint64_t largest_bucket) {
     if (const uint64_t n = need(largest_bucket, even, 0); o.max_memory < n) refuse(n);
   });
-  const Units units(oriented, o.k, unit_kmers);
+  const Units units(oriented, unit_kmers);
   r.partitions = static_cast<unsigned>(std::min<uint64_t>(units.total, UINT32_MAX));
   r.memory_planned = need(oriented.largest_bucket(), units.largest, oriented.bytes());
   if (o.max_memory < r.memory_planned) refuse(r.memory_planned);
