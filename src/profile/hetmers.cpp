@@ -378,6 +378,9 @@ class Search {
   // toss for the processor); pairs are rare.
   uint64_t merge4(const CountedKmer* a, const size_t* cut, const uint64_t* rank, unsigned level, uint64_t u,
                   std::vector<PairEnd>& found) {
+    unsigned lists = 0;
+    for (unsigned b = 0; b < 4; ++b) lists += cut[b + 1] > cut[b];
+    if (lists < 2) return 0;  // (and no k-mer to read for an ended list)
     constexpr uint64_t kDone = ~uint64_t{0};  // above any k-mer's bases
     const uint64_t after = (uint64_t{1} << (2 * (o_.k - 1 - level))) - 1;
     const size_t last = cut[4] - 1;  // a k-mer to read, whatever an ended list's place
