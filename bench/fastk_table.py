@@ -23,41 +23,20 @@ import struct
 import sys
 
 COMP = str.maketrans("ACGT", "TGCA")
-CODE = {"A": 0, "C": 1, "G": 2, "T": 3}
 
 
 def main(path, lower, out):
     counts = {}
-    k = 0
     for line in open(path):
         kmer, count = line.split()
-        k = len(kmer)
         if int(count) >= lower:
             for s in (kmer, kmer.translate(COMP)[::-1]):
-                counts[s] = min(int(count), 32767)
-    kbyte = (k + 3) // 4
-
-    def packed(s):
-        v = 0
-        for ch in s:
-            v = v * 4 + CODE[ch]
-        return (v << (2 * (4 * kbyte - k))).to_bytes(kbyte, "big")
-
-    entries = sorted((packed(s), c) for s, c in counts.items())
-    ends = [0] * 256
-    for b, _ in entries:
-        ends[b[0]] += 1
-    for x in range(1, 256):
-        ends[x] += ends[x - 1]
-    folder, name = os.path.dirname(out) or ".", os.path.basename(out)
-    with open(os.path.join(folder, name + ".ktab"), "wb") as f:
-        f.write(struct.pack("<4i", k, 1, lower, 1) + struct.pack("<256q", *ends))
-    with open(os.path.join(folder, "." + name + ".ktab.1"), "wb") as f:
-        f.write(struct.pack("<iq", k, len(entries)))
-        f.write(b"".join(b[1:] + struct.pack("<H", c) for b, c in entries))
+                counts[s] = count
+    write(lower, out, (f"{s} {c}" for s, c in sorted(counts.items())))
 
 
-def stream(lower, out):
+def write(lower, out, lines):
+    """Writes the table of lines "KMER COUNT", sorted (letters sort as the packed k-mers)."""
     digits = str.maketrans("ACGT", "0123")
     folder, name = os.path.dirname(out) or ".", os.path.basename(out)
     ends = [0] * 256
@@ -65,7 +44,7 @@ def stream(lower, out):
     with open(os.path.join(folder, "." + name + ".ktab.1"), "wb") as f:
         f.write(struct.pack("<iq", 0, 0))
         chunk = []
-        for line in sys.stdin:
+        for line in lines:
             kmer, count = line.split()
             if not k:
                 k = len(kmer)
@@ -89,6 +68,6 @@ def stream(lower, out):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--sorted":
-        stream(int(sys.argv[2]), sys.argv[3])
+        write(int(sys.argv[2]), sys.argv[3], sys.stdin)
     else:
         main(sys.argv[1], int(sys.argv[2]), sys.argv[3])

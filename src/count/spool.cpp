@@ -109,8 +109,8 @@ void Spool::flush() {
 }
 
 void Spool::seal() {
+  flush();
   std::lock_guard lock(disk_mu_);
-  if (!staging_.empty()) write_staging();
   std::vector<uint8_t>().swap(staging_);
 }
 

@@ -79,10 +79,11 @@ class OrientedKmers {
     while (prefix_bases_ + 1 < k && prefix_bases_ < kMaxPrefixBases &&
            (uint64_t{1} << (2 * prefix_bases_)) * per_prefix < oriented)
       ++prefix_bases_;
-    while (bucket_bases_ < prefix_bases_ && (uint64_t{1} << (2 * bucket_bases_)) * bucket_kmers < oriented / 2)
-      ++bucket_bases_;
-    const size_t buckets = size_t{1} << (2 * bucket_bases_);
-    const unsigned fine_shift = 2 * (k - prefix_bases_), bucket_shift = 2 * (k - bucket_bases_);
+    unsigned bucket_bases = 0;
+    while (bucket_bases < prefix_bases_ && (uint64_t{1} << (2 * bucket_bases)) * bucket_kmers < oriented / 2)
+      ++bucket_bases;
+    const size_t buckets = size_t{1} << (2 * bucket_bases);
+    const unsigned fine_shift = 2 * (k - prefix_bases_), bucket_shift = 2 * (k - bucket_bases);
     starts_.assign((size_t{1} << (2 * prefix_bases_)) + 1, 0);
     std::vector<uint64_t> canonical_starts(buckets + 1, 0);
     Spool scattered(SpoolOptions{.dir = set.tmp_dir()});
@@ -120,7 +121,7 @@ class OrientedKmers {
     for (size_t j = 1; j <= buckets; ++j) canonical_starts[j] += canonical_starts[j - 1];
     size_ = starts_.back();
     bucket_starts_.resize(buckets + 1);
-    for (size_t j = 0; j <= buckets; ++j) bucket_starts_[j] = starts_[j << (2 * (prefix_bases_ - bucket_bases_))];
+    for (size_t j = 0; j <= buckets; ++j) bucket_starts_[j] = starts_[j << (2 * (prefix_bases_ - bucket_bases))];
     for (size_t j = 0; j < buckets; ++j)
       largest_bucket_ = std::max(largest_bucket_, bucket_starts_[j + 1] - bucket_starts_[j] -
                                                       (canonical_starts[j + 1] - canonical_starts[j]));
@@ -201,7 +202,7 @@ class OrientedKmers {
     out.clear();
   }
 
-  unsigned prefix_bases_ = 0, bucket_bases_ = 0;
+  unsigned prefix_bases_ = 0;
   uint64_t size_ = 0, largest_bucket_ = 0;
   Spool spool_;
   std::vector<std::vector<Spool::Block>> blocks_;  // by bucket, each written by one thread
@@ -225,7 +226,7 @@ struct Units {
 
   Units(const OrientedKmers& s, uint64_t unit_kmers) : fine(s.prefix_bases()), set(&s) {
     for (d = 0;; ++d) {
-      largest = largest_at(d);
+      largest = largest_unit();
       if (largest <= unit_kmers || d == fine) break;
     }
     shallow = d == 0 ? 0 : uint64_t{d} << (2 * (d - 1));
@@ -252,18 +253,16 @@ struct Units {
   }
 
  private:
-  uint64_t largest_at(unsigned bases) {
-    const unsigned saved = d;
-    d = bases;
+  // The k-mers of the largest unit with d prefix bases.
+  uint64_t largest_unit() const {
     uint64_t most = 0;
-    for (uint64_t g = 0; g < (uint64_t{1} << (2 * bases)); ++g) most = std::max(most, group_size(g, bases));
-    if (bases > 0)
-      for (uint64_t u = 0; u < (uint64_t{bases} << (2 * (bases - 1))); ++u) {
+    for (uint64_t g = 0; g < (uint64_t{1} << (2 * d)); ++g) most = std::max(most, group_size(g, d));
+    if (d > 0)
+      for (uint64_t u = 0; u < (uint64_t{d} << (2 * (d - 1))); ++u) {
         uint64_t n = 0;
-        for (const uint64_t g : groups(u)) n += group_size(g, bases);
+        for (const uint64_t g : groups(u)) n += group_size(g, d);
         most = std::max(most, n);
       }
-    d = saved;
     return most;
   }
 };
