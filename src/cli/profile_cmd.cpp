@@ -23,7 +23,7 @@ namespace kmerbloom::cli {
 namespace {
 
 struct ProfileArgs {
-  std::string input, output = "-", stats, plot, sample, hetmers;
+  std::string input, output = "-", stats, plot, report, sample, hetmers;
   unsigned k = 0, ploidy = 2;
   bool no_multiqc = false;
 };
@@ -106,7 +106,8 @@ nlohmann::json compare_with_smudge(const SmudgeSays& h, const GenomeProfile& p, 
 
 int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& ploidy_option) {
   RunClock clock;
-  std::vector<NamedPath> outs = {{"-o", a.output}, {"--stats", a.stats}, {"--plot", a.plot}};
+  std::vector<NamedPath> outs = {{"-o", a.output}, {"--stats", a.stats}, {"--plot", a.plot},
+                                 {"--report", a.report}};
   const bool from_stats = looks_like_json(a.input);
   std::optional<MultiqcPaths> mqc;
   if (!a.stats.empty() && a.stats != "-" && !a.no_multiqc) {
@@ -172,6 +173,11 @@ int run_profile(ProfileArgs a, const CLI::Option& k_option, const CLI::Option& p
     if (mqc) write_json(mqc->general_stats, multiqc_profile(mqc->sample, figures));
   }
   if (!a.plot.empty()) write_profile_svg(histogram, p, display_name(a.input), a.plot);
+  if (!a.report.empty()) {
+    OutputFile html(a.report);
+    html.write(profile_report_html(histogram, p, !a.sample.empty() ? a.sample : mqc ? mqc->sample : display_name(a.input)));
+    html.commit();
+  }
   return kExitOk;
 }
 
@@ -198,6 +204,8 @@ Action setup_profile(CLI::App& sub) {
   sub.add_option("--sample", a->sample, "Sample name in the MultiQC file written beside --stats (default: as count names it)");
   sub.add_flag("--no-multiqc", a->no_multiqc, "Do not write the MultiQC custom content file beside --stats");
   sub.add_option("--plot", a->plot, "Write the spectrum with the fitted model and its copies as SVG");
+  sub.add_option("--report", a->report,
+                 "Write the figures (each het form's share at ploidy 3 and up) and the plot as a self-contained HTML page");
   return [a, k, ploidy] { return run_profile(*a, *k, *ploidy); };
 }
 

@@ -199,6 +199,81 @@ std::vector<double> start_point(const std::vector<uint64_t>& h, const Rows& rows
   return x;
 }
 
+// The forms of a site at ploidy p: the partitions of p into 2 to 4 parts,
+// largest part first, in reverse lexicographic order (GenomeScope's: aaab,
+// aabb, aabc, abcd).
+void partitions(unsigned left, unsigned largest, std::vector<unsigned>& parts, std::vector<std::vector<unsigned>>& out) {
+  if (left == 0) {
+    if (parts.size() >= 2) out.push_back(parts);
+    return;
+  }
+  if (parts.size() == 4) return;
+  for (unsigned part = std::min(left, largest); part >= 1; --part) {
+    parts.push_back(part);
+    partitions(left - part, part, parts, out);
+    parts.pop_back();
+  }
+}
+
+double choose(unsigned n, unsigned r) {
+  if (r > n) return 0;
+  double c = 1;
+  for (unsigned i = 1; i <= r; ++i) c = c * (n - r + i) / i;
+  return c;
+}
+
+// Every basic feasible solution of {x >= 0, A x = b}, A of `rows` rows
+// (row-major, b.size() rows): the vertices of the polytope, where a linear
+// objective takes its least and most. The programs here have at most 6 rows
+// and 17 columns, so all bases are tried.
+std::vector<std::vector<double>> vertices(const std::vector<double>& a, const std::vector<double>& b, size_t cols) {
+  const size_t rows = b.size();
+  std::vector<std::vector<double>> out;
+  if (cols < rows) return out;
+  std::vector<size_t> basis(rows);
+  for (size_t i = 0; i < rows; ++i) basis[i] = i;
+  std::vector<double> m(rows * (rows + 1));
+  for (;;) {
+    // Solve A_basis y = b by elimination with partial pivoting.
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = 0; c < rows; ++c) m[r * (rows + 1) + c] = a[r * cols + basis[c]];
+      m[r * (rows + 1) + rows] = b[r];
+    }
+    bool singular = false;
+    for (size_t c = 0; c < rows && !singular; ++c) {
+      size_t pivot = c;
+      for (size_t r = c + 1; r < rows; ++r)
+        if (std::abs(m[r * (rows + 1) + c]) > std::abs(m[pivot * (rows + 1) + c])) pivot = r;
+      if (std::abs(m[pivot * (rows + 1) + c]) < 1e-12) {
+        singular = true;
+        break;
+      }
+      for (size_t j = 0; j <= rows; ++j) std::swap(m[c * (rows + 1) + j], m[pivot * (rows + 1) + j]);
+      for (size_t r = 0; r < rows; ++r) {
+        if (r == c) continue;
+        const double factor = m[r * (rows + 1) + c] / m[c * (rows + 1) + c];
+        for (size_t j = c; j <= rows; ++j) m[r * (rows + 1) + j] -= factor * m[c * (rows + 1) + j];
+      }
+    }
+    if (!singular) {
+      std::vector<double> x(cols, 0.0);
+      bool feasible = true;
+      for (size_t r = 0; r < rows && feasible; ++r) {
+        const double y = m[r * (rows + 1) + rows] / m[r * (rows + 1) + r];
+        if (y < -1e-12) feasible = false;
+        x[basis[r]] = std::max(0.0, y);
+      }
+      if (feasible) out.push_back(std::move(x));
+    }
+    // The next basis, in lexicographic order.
+    size_t i = rows;
+    while (i > 0 && basis[i - 1] == cols - rows + i - 1) --i;
+    if (i == 0) return out;
+    ++basis[i - 1];
+    for (size_t j = i; j < rows; ++j) basis[j] = basis[j - 1] + 1;
+  }
+}
+
 GenomeProfile unfit(GenomeProfile p, std::string why) {
   p.fitted = false;
   p.verdict = std::move(why);
@@ -361,6 +436,7 @@ GenomeProfile fit_genome_profile(const std::vector<uint64_t>& histogram, const P
   out.unique_length = m.length * (1 - m.dup);
   out.repeat_length = std::max(0.0, out.genome_length - out.unique_length);
   out.heterozygosity = p > 1 ? 1 - std::pow(std::clamp(m.q[p], 0.0, 1.0), 1.0 / o.k) : 0;
+  out.het_forms = het_form_shares(m.q, p, o.k);
   out.error_rate = occurrences > 0 ? 1 - std::pow(std::max(0.0, 1 - error_occ / occurrences), 1.0 / o.k) : 0;
 
   // Verdicts on the fit itself: never a confident number from a spectrum the
@@ -374,6 +450,73 @@ GenomeProfile fit_genome_profile(const std::vector<uint64_t>& histogram, const P
                           "% of the fitted rows (contamination, a mixture of samples, or another ploidy)");
   out.fitted = true;
   out.verdict = "fitted";
+  return out;
+}
+
+std::vector<HetForm> het_form_shares(const std::vector<double>& q, unsigned p, unsigned k) {
+  if (p < 2 || p > kMaxProfilePloidy || q.size() != p + 1u || k == 0) return {};
+  std::vector<std::vector<unsigned>> forms;
+  std::vector<unsigned> parts;
+  partitions(p, p - 1, parts, forms);
+  // g(s): s haplotypes agree at a base. The s-sets inside one k-mer group
+  // number sum_m q[m] C(m, s) a position, of C(p, s) s-sets, and the s
+  // haplotypes agree over a k-mer with chance g(s)^k.
+  std::vector<double> g(p + 1, 1.0);
+  for (unsigned s = 2; s <= p; ++s) {
+    double inside = 0;
+    for (unsigned m = s; m <= p; ++m) inside += std::max(0.0, q[m]) * choose(m, s);
+    g[s] = std::pow(std::clamp(inside / choose(p, s), 0.0, 1.0), 1.0 / k);
+  }
+  const double hom = g[p];
+  // Rows s = 2 .. p-1: sum_f share_f h_f(s) + up_s - down_s = g(s) - hom, with
+  // h_f(s) the chance that s haplotypes share an allele in form f; the last
+  // row: the shares sum to 1 - hom. Columns: the forms, then up and down of
+  // each row s (the deviations from g).
+  const size_t nf = forms.size(), ns = p - 2, rows = ns + 1;
+  size_t cols = nf + 2 * ns;
+  std::vector<double> a(rows * cols, 0.0), b(rows, 0.0);
+  for (size_t f = 0; f < nf; ++f) {
+    for (unsigned s = 2; s < p; ++s) {
+      double h = 0;
+      for (const unsigned part : forms[f]) h += choose(part, s);
+      a[(s - 2) * cols + f] = h / choose(p, s);
+    }
+    a[ns * cols + f] = 1;
+  }
+  for (size_t r = 0; r < ns; ++r) {
+    a[r * cols + nf + 2 * r] = 1;
+    a[r * cols + nf + 2 * r + 1] = -1;
+    b[r] = g[r + 2] - hom;
+  }
+  b[ns] = 1 - hom;
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& x : vertices(a, b, cols)) {
+    double dev = 0;
+    for (size_t c = nf; c < cols; ++c) dev += x[c];
+    least = std::min(least, dev);
+  }
+  if (!std::isfinite(least)) return {};
+  // The mixtures within that least deviation: one more row, with a slack.
+  std::vector<double> a2((rows + 1) * (cols + 1), 0.0);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) a2[r * (cols + 1) + c] = a[r * cols + c];
+  for (size_t c = nf; c < cols; ++c) a2[rows * (cols + 1) + c] = 1;
+  a2[rows * (cols + 1) + cols] = 1;
+  b.push_back(least + 1e-12 + 1e-9 * least);
+  ++cols;
+  std::vector<HetForm> out(nf);
+  for (size_t f = 0; f < nf; ++f) {
+    for (size_t i = 0; i < forms[f].size(); ++i) out[f].name += std::string(forms[f][i], static_cast<char>('a' + i));
+    out[f].low = std::numeric_limits<double>::infinity();
+    out[f].high = 0;
+  }
+  for (const auto& x : vertices(a2, b, cols))
+    for (size_t f = 0; f < nf; ++f) {
+      out[f].low = std::min(out[f].low, x[f]);
+      out[f].high = std::max(out[f].high, x[f]);
+    }
+  for (auto& form : out)
+    if (!std::isfinite(form.low)) form.low = form.high = 0;
   return out;
 }
 
@@ -394,6 +537,11 @@ nlohmann::json profile_json(const GenomeProfile& p) {
   auto num = [&](double v) { return p.fitted ? json(v) : json(nullptr); };
   json q = json::array();
   for (size_t m = 1; m < p.multiplicity.size(); ++m) q.push_back(p.fitted ? json(p.multiplicity[m]) : json(nullptr));
+  json forms = nullptr;
+  if (p.fitted && p.ploidy > 1) {
+    forms = json::object();
+    for (const auto& f : p.het_forms) forms[f.name] = json::array({f.low, f.high});
+  }
   return json{{"k", p.k},
               {"ploidy", p.ploidy},
               {"fitted", p.fitted},
@@ -403,6 +551,7 @@ nlohmann::json profile_json(const GenomeProfile& p) {
               {"unique_length", num(p.unique_length)},
               {"repeat_length", num(p.repeat_length)},
               {"heterozygosity", p.fitted && p.ploidy > 1 ? json(p.heterozygosity) : json(nullptr)},
+              {"het_forms", forms},
               {"multiplicity", q},
               {"kmer_coverage", num(p.kmer_coverage)},
               {"bias", num(p.bias)},
@@ -445,6 +594,13 @@ GenomeProfile profile_from_json(const nlohmann::json& j) {
     p.multiplicity.assign(1, 0.0);
     for (const auto& q : j.at("multiplicity")) p.multiplicity.push_back(q.get<double>());
     if (p.multiplicity.size() != p.ploidy + 1u) throw std::invalid_argument("multiplicity must hold ploidy shares");
+    // Statistics written before the forms were reported have none: they
+    // follow from the multiplicity.
+    if (const auto f = j.find("het_forms"); f != j.end() && f->is_object()) {
+      for (const auto& [name, share] : f->items()) p.het_forms.push_back({name, share.at(0).get<double>(), share.at(1).get<double>()});
+    } else {
+      p.het_forms = het_form_shares(p.multiplicity, p.ploidy, p.k);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("profile: ") + e.what());
   }
@@ -465,6 +621,8 @@ std::string profile_summary(const GenomeProfile& p, const std::string& input) {
   if (p.ploidy > 1) {
     row("Homozygous", pct(1 - p.heterozygosity), pct(1 - p.heterozygosity));
     row("Heterozygous", pct(p.heterozygosity), pct(p.heterozygosity));
+    if (p.ploidy > 2)
+      for (const auto& f : p.het_forms) row(f.name, pct(f.low), pct(f.high));
   }
   row("Genome Haploid Length", bp(p.genome_length_low), bp(p.genome_length_high));
   row("Genome Repeat Length", bp(p.repeat_length), bp(p.repeat_length));

@@ -32,6 +32,14 @@ namespace kmerbloom {
 
 inline constexpr unsigned kMaxProfilePloidy = 6;
 
+// A heterozygous form of a site at ploidy p (GenomeScope's aab, aabb, ...):
+// how the p haplotypes share the alleles there, a letter an allele, the
+// largest group first. DNA has four bases, so a form has 2 to 4 alleles.
+struct HetForm {
+  std::string name;          // "ab"; "aab", "abc"; "aaab", "aabb", "aabc", "abcd"; ...
+  double low = 0, high = 0;  // share of the bases in this form: least and most the spectrum allows
+};
+
 struct ProfileOptions {
   unsigned k = 0;          // k-mer length (required: heterozygosity and error rate are per base)
   unsigned ploidy = 2;     // 1 .. kMaxProfilePloidy
@@ -60,6 +68,7 @@ struct GenomeProfile {
   double unique_length = 0;             // model_length * (1 - d)
   double repeat_length = 0;             // genome_length - unique_length
   double heterozygosity = 0;            // per base: 1 - q[p]^(1/k)
+  std::vector<HetForm> het_forms;       // p >= 2: het_form_shares of q (their shares sum to heterozygosity)
   double error_rate = 0;                // per base: 1 - (1 - error occurrences / occurrences)^(1/k)
   double error_kmers = 0;               // distinct k-mers the error term holds (rows c_lo .. c_hi)
   double model_fit = 0;                 // 1 - sum |f - model| / sum f over the fitted rows
@@ -81,6 +90,19 @@ struct GenomeProfile {
 // leaves too much unexplained). Throws std::invalid_argument for options out
 // of range (k 0 or above 255, ploidy 0 or above 6).
 GenomeProfile fit_genome_profile(const std::vector<uint64_t>& histogram, const ProfileOptions& options);
+
+// The share of the bases in each heterozygous form of ploidy p that gives
+// the k-mer sharing q[1..p] (index 0 unused; sum of m * q[m] = p), sites
+// independent and the haplotypes of a form in any order. A k-mer is shared
+// by a set of haplotypes when they agree at all its k bases, so q fixes the
+// chance g(s) that s haplotypes agree at a base, for s = 2 .. p: p - 1
+// figures for the forms' shares (one at p = 2 and 3, four at p = 4, five at 5
+// and eight at 6). At p = 2 and 3 each form's share is exact (low = high);
+// beyond, each is the range over the mixtures of forms that give the same
+// g (a linear program, solved at its vertices). When no mixture gives q
+// exactly (the fit's noise), the ranges are those of the mixtures closest to
+// it (least sum of the deviations of g). Forms in GenomeScope's order.
+std::vector<HetForm> het_form_shares(const std::vector<double>& q, unsigned p, unsigned k);
 
 // What count's statistics say about their histogram (k, overflow row and
 // total k-mers, an estimated row 1), at this ploidy.

@@ -126,27 +126,51 @@ std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProf
   return svg;
 }
 
+namespace {
+
+// The figures as (name, value) rows, for the report's section and the page.
+std::vector<std::pair<std::string, std::string>> profile_rows(const GenomeProfile& p) {
+  const auto bp = [](double v) { return format_count(static_cast<uint64_t>(std::llround(v))) + " bp"; };
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Verdict", p.verdict}};
+  if (!p.fitted) return rows;
+  rows.emplace_back("Haploid genome length",
+                    bp(p.genome_length) + " (" + bp(p.genome_length_low) + " to " + bp(p.genome_length_high) + ")");
+  rows.emplace_back("Unique length", bp(p.unique_length));
+  rows.emplace_back("Repeat length", bp(p.repeat_length));
+  rows.emplace_back("Heterozygosity", p.ploidy > 1 ? strf("%.3f%%", 100 * p.heterozygosity) : std::string("haploid"));
+  if (p.ploidy > 2)
+    for (const auto& f : p.het_forms)
+      rows.emplace_back("&nbsp;&nbsp;" + f.name, f.high - f.low < 5e-6 ? strf("%.3f%%", 100 * f.low)
+                                                                       : strf("%.3f%% to %.3f%%", 100 * f.low, 100 * f.high));
+  rows.emplace_back("k-mer coverage", strf("%.2fx", p.kmer_coverage));
+  rows.emplace_back("Read error rate", strf("%.3f%%", 100 * p.error_rate));
+  rows.emplace_back("Model fit", strf("%.1f%%", 100 * p.model_fit));
+  return rows;
+}
+
+}  // namespace
+
 std::string profile_report_section(const std::vector<uint64_t>& histogram, const GenomeProfile& p) {
   std::string s = "<section>\n<h2>Genome profile</h2>\n";
   s += "<p>GenomeScope 2.0's model fitted to the spectrum at ploidy " + std::to_string(p.ploidy) +
        " (<code>kmerbloom profile</code>, docs/profile.md): " + html_escape(p.verdict) + ".</p>\n";
   if (p.fitted) {
-    const std::vector<std::pair<std::string, std::string>> rows = {
-        {"Haploid genome length", format_count(static_cast<uint64_t>(std::llround(p.genome_length))) + " bp (" +
-                                      format_count(static_cast<uint64_t>(std::llround(p.genome_length_low))) + " to " +
-                                      format_count(static_cast<uint64_t>(std::llround(p.genome_length_high))) + ")"},
-        {"Unique length", format_count(static_cast<uint64_t>(std::llround(p.unique_length))) + " bp"},
-        {"Repeat length", format_count(static_cast<uint64_t>(std::llround(p.repeat_length))) + " bp"},
-        {"Heterozygosity", p.ploidy > 1 ? strf("%.3f%%", 100 * p.heterozygosity) : std::string("haploid")},
-        {"k-mer coverage", strf("%.2fx", p.kmer_coverage)},
-        {"Read error rate", strf("%.3f%%", 100 * p.error_rate)},
-        {"Model fit", strf("%.1f%%", 100 * p.model_fit)}};
     s += "<table>\n";
-    for (const auto& [name, value] : rows) s += "<tr><th>" + name + "</th><td>" + html_escape(value) + "</td></tr>\n";
+    for (const auto& [name, value] : profile_rows(p))
+      if (name != "Verdict") s += "<tr><th>" + name + "</th><td>" + html_escape(value) + "</td></tr>\n";
     s += "</table>\n";
   }
   s += profile_svg(histogram, p, "the reads") + "</section>\n";
   return s;
+}
+
+std::string profile_report_html(const std::vector<uint64_t>& histogram, const GenomeProfile& p,
+                                const std::string& sample) {
+  auto rows = profile_rows(p);
+  rows.insert(rows.begin(), {"Ploidy, k", std::to_string(p.ploidy) + ", " + std::to_string(p.k)});
+  for (const auto& note : p.notes) rows.emplace_back("Note", note);
+  return figure_page("kmerbloom profile: " + sample, "Genome profile: " + sample, rows, profile_svg(histogram, p, sample));
 }
 
 void write_profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title,

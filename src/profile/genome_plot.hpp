@@ -18,6 +18,11 @@ std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProf
 // table, the verdict, and the plot.
 std::string profile_report_section(const std::vector<uint64_t>& histogram, const GenomeProfile& p);
 
+// profile --report: a self-contained page of the figures (each het form's
+// share at p > 2) and the plot.
+std::string profile_report_html(const std::vector<uint64_t>& histogram, const GenomeProfile& p,
+                                const std::string& sample);
+
 // Writes profile_svg atomically (formats/output.hpp); throws OutputError.
 void write_profile_svg(const std::vector<uint64_t>& histogram, const GenomeProfile& p, const std::string& title,
                        const std::string& path);

@@ -40,6 +40,26 @@ check "k-mer coverage $cov near 30 * 130 / 150 * (1 - 0.005 * 21)" within "$cov"
 check "the summary names its properties" grep -q "^Genome Haploid Length" "$T/summary.txt"
 check "the plot holds the model" grep -q 'class="model"' "$T/p.svg"
 
+# profile --report: the figures and the plot as one page, drawn by Chromium.
+"$KB" profile "$T/reads.histo" -k $K -p 2 --report "$T/p.html" -o "" -q
+check "the page holds the fitted length ($len) and the plot" python3 - "$T/p.html" "$len" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+shown = re.search(r"Haploid genome length</th><td[^>]*>([0-9,]+) bp", page).group(1)
+assert abs(int(shown.replace(",", "")) - float(sys.argv[2])) < 1, (shown, sys.argv[2])
+assert '<svg' in page and 'class="model"' in page
+PY
+if screenshot "$T/p.html" "$T/p.png" 1000,1400; then
+  drawn=$(PYTHONPATH="$SRC/test/cli" python3 - "$T/p.png" <<'PY'
+import sys
+from png_rows import png_rows
+w, h, bpp, rows = png_rows(sys.argv[1])
+print(sum(1 for line in rows for x in range(0, w * bpp, bpp) if abs(line[x] - line[x + 2]) > 60))  # colours, not greys
+PY
+  ) || drawn=0
+  check "Chromium draws the page's plot in colour ($drawn pixels)" test "${drawn:-0}" -ge 500
+fi
+
 "$KB" profile "$T/reads.json" -p 2 --stats "$T/s.json" -o "" 2> /dev/null
 # The same fit to 1e-6 (the optimizer starts from the total k-mers, which the
 # statistics hold beyond the histogram's overflow row).
@@ -77,7 +97,19 @@ check "hetmers says AB (ploidy 2) for the diploid reads" [ "$(json_field "$T/het
 check "the fit takes hetmers' ploidy" [ "$(json_field "$T/h.json" ploidy)" = 2 ]
 check "the smudge and the fit agree (ploidy, and the smudge's haploid coverage is the fitted k-mer coverage)" \
   [ "$(json_field "$T/h.json" hetmers.agrees)" = True ]
-"$KB" profile "$T/reads.json" -p 3 --hetmers "$T/het.json" --stats "$T/h3.json" -o "" 2> "$T/h3.log"
+"$KB" profile "$T/reads.json" -p 3 --hetmers "$T/het.json" --stats "$T/h3.json" -o "$T/h3.txt" --report "$T/h3.html" 2> "$T/h3.log"
+check "at ploidy 3 each het form's share, summing to the heterozygosity (summary, JSON, page)" python3 - "$T/h3.json" "$T/h3.txt" "$T/h3.html" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+forms = j["het_forms"]
+assert list(forms) == ["aab", "abc"], forms
+assert all(hi - lo < 1e-6 for lo, hi in forms.values()), forms  # two figures fix two forms
+assert abs(sum(lo for lo, hi in forms.values()) - j["heterozygosity"]) < 1e-6, (forms, j["heterozygosity"])
+text = open(sys.argv[2]).read()
+assert "\naab " in text and "\nabc " in text, text
+page = open(sys.argv[3]).read()
+assert "aab</th>" in page and "abc</th>" in page
+PY
 check "fitted at 3 against an AB smudge: they disagree, and stderr says so" \
   eval "[ \"\$(json_field '$T/h3.json' hetmers.agrees)\" = False ] && grep -q 'suggests ploidy 2' '$T/h3.log'"
 expect_fail "--hetmers with a count's statistics" 3 "not the statistics of kmerbloom hetmers" -- \

@@ -190,12 +190,13 @@ PY
     printf '"%s":\n    kmerbloom: %s\n' "$2" "$("$KB" --version | sed 's/^kmerbloom //')" | cmp -s - "$1/versions.yml"
   }
   for f in main.nf meta.yml environment.yml; do
-    check "count module has $f" test -s "$NF/count/$f"
-    check "filter module has $f" test -s "$NF/filter/$f"
+    for m in count filter profile; do check "$m module has $f" test -s "$NF/$m/$f"; done
   done
-  for m in count filter; do
+  for m in count filter profile; do
+    input='tuple val(meta), path(reads)'
+    [ $m = profile ] && input='tuple val(meta), path(spectrum)'
     for word in 'tag "$meta.id"' "label 'process_" 'task.ext.args' 'task.ext.prefix' 'emit: versions' 'stub:' \
-                'when:' 'tuple val(meta), path(reads)'; do
+                'when:' "$input"; do
       grep -qF -- "$word" "$NF/$m/main.nf" || bad "$m/main.nf lacks $word"
     done
   done
@@ -252,6 +253,33 @@ PY
     check "filter stub: versions.yml" versions_ok "$S" KMERBLOOM_FILTER
   else
     bad "filter module stub block could not be rendered"
+  fi
+  # profile: on the count module's statistics (k read from them), at ploidy 2.
+  D=$T/nf-profile
+  mkdir -p "$D"
+  if [ -s "$T/nf-count/test.stats.json" ] &&
+     render "$NF/profile/main.nf" script args="-p 2" prefix=test spectrum=test.stats.json \
+       task.process=KMERBLOOM_PROFILE > "$D/.command.sh"; then
+    cp "$T/nf-count/test.stats.json" "$D/"
+    (cd "$D" && PATH=$KBDIR:$PATH bash -eu .command.sh > .command.out 2>&1) || bad "profile module script failed: $(tail -5 "$D/.command.out")"
+    "$KB" profile "$T/nf-count/test.stats.json" -p 2 -q -o "$T/direct.profile.txt"
+    same "profile module: the summary equals a direct run's (the input's name aside)" \
+      <(sed 1,2d "$D/test.profile.txt") <(sed 1,2d "$T/direct.profile.txt")
+    for f in test.profile.json test.profile.svg test.profile.html; do check "profile module: $f written" test -s "$D/$f"; done
+    check "profile module: MultiQC's row is sample 'test'" grep -q '"test": {' "$D/test.profile_mqc.json"
+    check "profile module: versions.yml" versions_ok "$D" KMERBLOOM_PROFILE
+  else
+    bad "profile module script block could not be rendered (or the count module wrote no statistics)"
+  fi
+  S=$T/nf-profile-stub
+  mkdir -p "$S"
+  if render "$NF/profile/main.nf" stub prefix=test task.process=KMERBLOOM_PROFILE > "$S/.command.sh"; then
+    (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "profile module stub failed"
+    check "profile stub: every output exists" test -e "$S/test.profile.txt" -a -e "$S/test.profile.json" \
+      -a -e "$S/test.profile.svg" -a -e "$S/test.profile.html" -a -e "$S/test.profile_mqc.json"
+    check "profile stub: versions.yml" versions_ok "$S" KMERBLOOM_PROFILE
+  else
+    bad "profile module stub block could not be rendered"
   fi
 fi
 # --- (c) MultiQC custom content written by count --stats ---------------------------

@@ -9,6 +9,7 @@
 // seen 1 + Poisson(mu) times.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <unordered_map>
@@ -27,6 +28,10 @@ struct Planted {
   double error_mu = 0.2;
   unsigned k = 21;
   uint64_t seed = 1;
+  // The het sites' forms: allele groups (largest first, 2 to 4) and each
+  // one's share of the het sites. Empty: a random non-empty proper subset
+  // of the haplotypes takes one other base.
+  std::vector<std::pair<std::vector<unsigned>, double>> forms = {};
 };
 
 struct Simulated {
@@ -34,8 +39,8 @@ struct Simulated {
   double error_rate = 0;  // per base, from the share of error occurrences
 };
 
-Simulated simulate(const Planted& s) {
-  std::mt19937_64 rng(s.seed);
+// Every distinct k-mer of the haplotypes and how many haplotype copies hold it.
+std::unordered_map<uint64_t, uint32_t> kmer_copies(const Planted& s, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> base(0, 3);
   std::uniform_real_distribution<double> unit(0, 1);
   std::vector<uint8_t> founder(s.genome);
@@ -46,6 +51,22 @@ Simulated simulate(const Planted& s) {
   std::vector<std::vector<uint8_t>> haps(s.p, founder);
   for (size_t i = 0; i < s.genome; ++i) {
     if (s.p < 2 || unit(rng) >= s.het) continue;
+    if (!s.forms.empty()) {
+      // A planted form: its groups over the haplotypes in a random order,
+      // each group another base.
+      double pick = unit(rng);
+      size_t f = 0;
+      while (f + 1 < s.forms.size() && (pick -= s.forms[f].second) > 0) ++f;
+      std::vector<unsigned> order(s.p);
+      for (unsigned h = 0; h < s.p; ++h) order[h] = h;
+      std::shuffle(order.begin(), order.end(), rng);
+      uint8_t bases[4] = {0, 1, 2, 3};
+      std::shuffle(bases, bases + 4, rng);
+      unsigned h = 0;
+      for (size_t g = 0; g < s.forms[f].first.size(); ++g)
+        for (unsigned n = 0; n < s.forms[f].first[g]; ++n) haps[order[h++]][i] = bases[g];
+      continue;
+    }
     // A non-empty proper subset of the haplotypes carries another base.
     uint32_t mask = 0;
     while (mask == 0 || mask == (1u << s.p) - 1) mask = static_cast<uint32_t>(rng() & ((1u << s.p) - 1));
@@ -65,6 +86,12 @@ Simulated simulate(const Planted& s) {
       if (i + 1 >= s.k) ++copies[w];
     }
   }
+  return copies;
+}
+
+Simulated simulate(const Planted& s) {
+  std::mt19937_64 rng(s.seed);
+  const std::unordered_map<uint64_t, uint32_t> copies = kmer_copies(s, rng);
   Simulated out;
   out.histogram.assign(20000, 0);
   double occurrences = 0;
@@ -128,6 +155,86 @@ TEST(GenomeModel, DiploidWithRepeatsAtLowAndHighCoverage) {
 
 TEST(GenomeModel, PolyploidsUpToHexaploid) {
   for (const unsigned p : {3u, 4u, 6u}) expect_recovered({.p = p, .genome = 200'000, .het = 0.01, .lambda = 20, .seed = p});
+}
+
+// q[m] of a simulated genome, without reads: its distinct k-mers held by m
+// haplotypes, a position.
+std::vector<double> sharing(const Planted& s) {
+  std::mt19937_64 rng(s.seed);
+  std::vector<double> q(s.p + 1, 0.0);
+  for (const auto& [kmer, m] : kmer_copies(s, rng)) q[std::min<uint32_t>(m, s.p)] += 1;
+  for (auto& v : q) v /= static_cast<double>(s.genome - s.k + 1);
+  return q;
+}
+
+// Each planted form's share lies in its reported range (give or take
+// `slack`), and the shares sum to the heterozygosity.
+void expect_forms(const std::vector<HetForm>& got, const Planted& s, double slack) {
+  ASSERT_EQ(got.size(), s.forms.size());
+  double low = 0, high = 0;
+  for (size_t f = 0; f < got.size(); ++f) {
+    std::string name;
+    for (size_t g = 0; g < s.forms[f].first.size(); ++g) name += std::string(s.forms[f].first[g], static_cast<char>('a' + g));
+    EXPECT_EQ(got[f].name, name);
+    const double planted = s.het * s.forms[f].second;
+    EXPECT_LE(got[f].low, planted + slack) << name << " planted " << planted;
+    EXPECT_GE(got[f].high, planted - slack) << name << " planted " << planted;
+    EXPECT_LE(got[f].low, got[f].high) << name;
+    low += got[f].low;
+    high += got[f].high;
+  }
+  EXPECT_LE(low, s.het + slack);
+  EXPECT_GE(high, s.het - slack);
+}
+
+TEST(GenomeModel, HetFormsFromTheKmerSharing) {
+  // Triploid: the spectrum's two sharing figures fix both forms.
+  Planted t{.p = 3, .het = 0.02, .forms = {{{2, 1}, 0.7}, {{1, 1, 1}, 0.3}}};
+  std::vector<HetForm> f = het_form_shares(sharing(t), 3, t.k);
+  expect_forms(f, t, 0.0005);
+  for (const auto& form : f) EXPECT_NEAR(form.low, form.high, 1e-9) << form.name;
+  // Only aab: abc is none.
+  t.forms = {{{2, 1}, 1.0}, {{1, 1, 1}, 0.0}};
+  f = het_form_shares(sharing(t), 3, t.k);
+  expect_forms(f, t, 0.0005);
+  EXPECT_LT(f[1].high, 0.0005);
+  // Tetraploid: aaab is fixed; aabb, aabc and abcd share two figures, so
+  // each has a range, narrower than the heterozygosity.
+  Planted q{.p = 4, .het = 0.02, .forms = {{{3, 1}, 0.4}, {{2, 2}, 0.4}, {{2, 1, 1}, 0.14}, {{1, 1, 1, 1}, 0.06}}};
+  f = het_form_shares(sharing(q), 4, q.k);
+  expect_forms(f, q, 0.0005);
+  EXPECT_NEAR(f[0].low, f[0].high, 1e-9);
+  EXPECT_GT(f[1].low, 0.005) << "aabb at least 6 X - Y: 0.68%";
+  EXPECT_LT(f[3].high, 0.004) << "abcd at most Y - 6 X + 3 X: 0.26%";
+  // Hexaploid: eight forms of at most four alleles.
+  Planted h{.p = 6, .het = 0.02, .forms = {{{5, 1}, 0.3}, {{4, 2}, 0.2}, {{4, 1, 1}, 0.1}, {{3, 3}, 0.1},
+                                           {{3, 2, 1}, 0.1}, {{3, 1, 1, 1}, 0.05}, {{2, 2, 2}, 0.1}, {{2, 2, 1, 1}, 0.05}}};
+  f = het_form_shares(sharing(h), 6, h.k);
+  expect_forms(f, h, 0.0005);
+  // A sharing no mixture gives (as much aab as abc k-mers cannot be, since
+  // two aab sites of other groups in one k-mer make it abc): the closest
+  // mixture, no NaN.
+  f = het_form_shares({0, 0.2, 0.2, 0.8}, 3, 21);
+  ASSERT_EQ(f.size(), 2u);
+  for (const auto& form : f) EXPECT_TRUE(std::isfinite(form.low) && std::isfinite(form.high)) << form.name;
+  EXPECT_EQ(het_form_shares({0, 0, 1}, 2, 21).size(), 1u);
+}
+
+TEST(GenomeModel, HetFormsFittedFromASpectrum) {
+  Planted t{.p = 3, .genome = 200'000, .het = 0.015, .lambda = 20, .seed = 11,
+            .forms = {{{2, 1}, 0.6}, {{1, 1, 1}, 0.4}}};
+  const GenomeProfile p = fit(simulate(t), t);
+  ASSERT_TRUE(p.fitted) << p.verdict;
+  expect_forms(p.het_forms, t, 0.001);
+  const nlohmann::json j = profile_json(p);
+  EXPECT_DOUBLE_EQ(j.at("het_forms").at("abc").at(0).get<double>(), p.het_forms[1].low);
+  EXPECT_NE(profile_summary(p, "x").find("\nabc "), std::string::npos);
+  // Back from the JSON: the same forms; from a JSON without them (older
+  // statistics), the same from the multiplicity.
+  EXPECT_DOUBLE_EQ(profile_from_json(j).het_forms[0].high, p.het_forms[0].high);
+  nlohmann::json old = j;
+  old.erase("het_forms");
+  EXPECT_NEAR(profile_from_json(old).het_forms[0].high, p.het_forms[0].high, 1e-12);
 }
 
 TEST(GenomeModel, UnfittableSpectraGetAVerdictNotANumber) {
