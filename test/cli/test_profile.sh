@@ -149,7 +149,7 @@ if need cwltool; then
     tail -n +3 "$T/direct/s1.profile.txt" > "$T/direct.txt"
     same "cwl: the summary equals a direct run's" "$T/cwl.txt" "$T/direct.txt"
     check "cwl: the output record lists the plot and the MultiQC file" \
-      eval "grep -q '\"basename\": \"s1.profile.svg\"' '$T/cwl.out' && grep -q '\"basename\": \"s1.profile_mqc.json\"' '$T/cwl.out'"
+      eval "grep -q '\"basename\": \"s1.profile.svg\"' '$T/cwl.out' && grep -q '\"basename\": \"s1.profile.html\"' '$T/cwl.out' && grep -q '\"basename\": \"s1.profile_mqc.json\"' '$T/cwl.out'"
   else
     bad "cwltool kmerbloom-profile.cwl failed: $(tail -5 "$T/cwl.err")"
   fi

@@ -119,8 +119,8 @@ assert len(a) > 20 and {c: n for c, n in a.items() if c != "1"} == {c: n for c, 
     (cd "$T/wf5" && "$KB" profile results/ex/ex.stats.json -p 1 -o "$T/direct.profile.txt" -q)
     same "workflow profile equals a direct kmerbloom profile of its statistics" "$R/ex/ex.profile.txt" \
       "$T/direct.profile.txt"
-    check "workflow profile fitted the spectrum, with MultiQC content beside it" \
-      eval "grep -q 'verdict = fitted' '$R/ex/ex.profile.txt' && test -s '$R/ex/ex.profile_mqc.json'"
+    check "workflow profile fitted the spectrum, with MultiQC content and a page beside it" \
+      eval "grep -q 'verdict = fitted' '$R/ex/ex.profile.txt' && test -s '$R/ex/ex.profile_mqc.json' && grep -q '<svg' '$R/ex/ex.profile.html'"
     same "workflow hetmers equals a direct kmerbloom hetmers" "$R/ex/ex.smu" "$T/direct-het.smu"
     "$KB" count "$EX" -k 31 -c 1 --format kff -o "$T/all.kff" -t 2 -q
     "$KB" qv "$T/asm.fa" --reads "$T/all.kff" -o "$T/direct-qv" -q
@@ -262,9 +262,9 @@ PY
        task.process=KMERBLOOM_PROFILE > "$D/.command.sh"; then
     cp "$T/nf-count/test.stats.json" "$D/"
     (cd "$D" && PATH=$KBDIR:$PATH bash -eu .command.sh > .command.out 2>&1) || bad "profile module script failed: $(tail -5 "$D/.command.out")"
-    "$KB" profile "$T/nf-count/test.stats.json" -p 2 -q -o "$T/direct.profile.txt"
+    "$KB" profile "$T/nf-count/test.stats.json" -p 2 -q -o "$T/nf-direct.profile.txt"
     same "profile module: the summary equals a direct run's (the input's name aside)" \
-      <(sed 1,2d "$D/test.profile.txt") <(sed 1,2d "$T/direct.profile.txt")
+      <(sed 1,2d "$D/test.profile.txt") <(sed 1,2d "$T/nf-direct.profile.txt")
     for f in test.profile.json test.profile.svg test.profile.html; do check "profile module: $f written" test -s "$D/$f"; done
     check "profile module: MultiQC's row is sample 'test'" grep -q '"test": {' "$D/test.profile_mqc.json"
     check "profile module: versions.yml" versions_ok "$D" KMERBLOOM_PROFILE

@@ -44,6 +44,7 @@ arguments:
   - {prefix: --output, valueFrom: $(inputs.sample).profile.txt}
   - {prefix: --stats, valueFrom: $(inputs.sample).profile.json}
   - {prefix: --plot, valueFrom: $(inputs.sample).profile.svg}
+  - {prefix: --report, valueFrom: $(inputs.sample).profile.html}
   - {prefix: --sample, valueFrom: $(inputs.sample)}
 outputs:
   summary:
@@ -57,6 +58,10 @@ outputs:
     type: File
     doc: the spectrum with the fitted model and its copy numbers, linear and log
     outputBinding: {glob: $(inputs.sample).profile.svg}
+  report:
+    type: File
+    doc: a self-contained HTML page of the figures (each het form's share at ploidy 3 and up) and the plot
+    outputBinding: {glob: $(inputs.sample).profile.html}
   multiqc:
     type: File
     doc: SAMPLE.profile_mqc.json, read by `multiqc .`
