@@ -17,7 +17,9 @@
 #   ROOT/sets/SET/profile.json      kmerbloom profile -k 21 --ploidy P --stats
 # and prints one table (also ROOT/results.tsv): planted figures, GS2's
 # length (min-max), heterozygosity, repeat share, model fit, error rate,
-# kmercov, seconds and peak RSS, and whatever kmerbloom profile's JSON holds.
+# kmercov, seconds and peak RSS, and whatever kmerbloom profile's JSON holds;
+# then, for the sets of ploidy 3 and up, each het form's share planted, by
+# GenomeScope and by kmerbloom (also ROOT/forms.tsv).
 # A set whose histogram is there is not simulated again (FORCE=1 redoes it);
 # GS2 and profile are run again every time.
 #
@@ -501,4 +503,43 @@ for s in sets:
     print("\t".join(row))
 EOF
 cat "$ROOT/results.tsv"
+# Each het form's share for the sets of ploidy 3 and up: planted (the sites
+# of each form in genome.tsv, over the haploid length), GenomeScope's
+# (its summary's form rows, min-max) and kmerbloom's range (het_forms).
+python3 - "$ROOT" "${WANT[@]}" > "$ROOT/forms.tsv" << 'EOF'
+import json, os, re, sys
+root, sets = sys.argv[1], sys.argv[2:]
+print("\t".join(["set", "form", "planted_%", "gs2_%", "kb_%"]))
+for s in sets:
+    d = os.path.join(root, "sets", s)
+    kv = {}
+    for name in ("planted.tsv", "genome.tsv"):
+        path = os.path.join(d, name)
+        if os.path.exists(path):
+            for line in open(path):
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 2:
+                    kv.setdefault(parts[0], parts[1])
+    if int(kv.get("ploidy", "1")) < 3:
+        continue
+    g = float(kv["haploid_bp"])
+    gs2 = {}
+    summ = os.path.join(d, "gs2", "summary.txt")
+    if os.path.exists(summ):
+        for line in open(summ):
+            cells = re.split(r"\s{2,}", line.strip())
+            if len(cells) >= 3 and re.fullmatch(r"[a-h]+", cells[0]):
+                gs2[cells[0]] = "-".join(c.replace("%", "") for c in cells[1:3])
+    kb = {}
+    path = os.path.join(d, "profile.json")
+    if os.path.exists(path):
+        forms = json.load(open(path)).get("het_forms") or {}
+        for name, (lo, hi) in forms.items():
+            kb[name] = f"{100 * lo:.3f}" if hi - lo < 5e-6 else f"{100 * lo:.3f}-{100 * hi:.3f}"
+    names = sorted(set(kb) | set(gs2) | {k[5:] for k in kv if k.startswith("form_")})
+    for name in names:
+        planted = kv.get("form_" + name)
+        print("\t".join([s, name, f"{100 * float(planted) / g:.3f}" if planted else "0", gs2.get(name, ""), kb.get(name, "")]))
+EOF
+cat "$ROOT/forms.tsv"
 log "done -> $ROOT/results.tsv ($(du -sh "$ROOT/sets" | cut -f1) in $ROOT/sets)"
