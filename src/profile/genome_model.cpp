@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 
 #include "common/format.hpp"
@@ -128,6 +129,7 @@ struct GslFree {
   void operator()(gsl_multifit_nlinear_workspace* w) const { gsl_multifit_nlinear_free(w); }
   void operator()(gsl_vector* v) const { gsl_vector_free(v); }
   void operator()(gsl_matrix* m) const { gsl_matrix_free(m); }
+  void operator()(gsl_permutation* p) const { gsl_permutation_free(p); }
 };
 
 FitResult run_fit(const Rows& rows, unsigned p, const std::vector<double>& start) {
@@ -222,46 +224,33 @@ double choose(unsigned n, unsigned r) {
   return c;
 }
 
-// Every basic feasible solution of {x >= 0, A x = b}, A of `rows` rows
-// (row-major, b.size() rows): the vertices of the polytope, where a linear
-// objective takes its least and most. The programs here have at most 6 rows
-// and 17 columns, so all bases are tried.
+// Every basic feasible solution of {x >= 0, A x = b}, A of b.size() rows
+// (row-major): the vertices of the polytope, where a linear objective takes
+// its least and most. The programs here have at most 6 rows and 17 columns,
+// so every basis is tried, each solved by GSL's LU decomposition.
 std::vector<std::vector<double>> vertices(const std::vector<double>& a, const std::vector<double>& b, size_t cols) {
   const size_t rows = b.size();
   std::vector<std::vector<double>> out;
   if (cols < rows) return out;
+  std::unique_ptr<gsl_matrix, GslFree> m(gsl_matrix_alloc(rows, rows));
+  std::unique_ptr<gsl_vector, GslFree> y(gsl_vector_alloc(rows));
+  gsl_vector_const_view rhs = gsl_vector_const_view_array(b.data(), rows);
+  std::unique_ptr<gsl_permutation, GslFree> perm(gsl_permutation_alloc(rows));
   std::vector<size_t> basis(rows);
   for (size_t i = 0; i < rows; ++i) basis[i] = i;
-  std::vector<double> m(rows * (rows + 1));
   for (;;) {
-    // Solve A_basis y = b by elimination with partial pivoting.
-    for (size_t r = 0; r < rows; ++r) {
-      for (size_t c = 0; c < rows; ++c) m[r * (rows + 1) + c] = a[r * cols + basis[c]];
-      m[r * (rows + 1) + rows] = b[r];
-    }
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < rows; ++c) gsl_matrix_set(m.get(), r, c, a[r * cols + basis[c]]);
+    int sign = 0;
+    gsl_linalg_LU_decomp(m.get(), perm.get(), &sign);
     bool singular = false;
-    for (size_t c = 0; c < rows && !singular; ++c) {
-      size_t pivot = c;
-      for (size_t r = c + 1; r < rows; ++r)
-        if (std::abs(m[r * (rows + 1) + c]) > std::abs(m[pivot * (rows + 1) + c])) pivot = r;
-      if (std::abs(m[pivot * (rows + 1) + c]) < 1e-12) {
-        singular = true;
-        break;
-      }
-      for (size_t j = 0; j <= rows; ++j) std::swap(m[c * (rows + 1) + j], m[pivot * (rows + 1) + j]);
-      for (size_t r = 0; r < rows; ++r) {
-        if (r == c) continue;
-        const double factor = m[r * (rows + 1) + c] / m[c * (rows + 1) + c];
-        for (size_t j = c; j <= rows; ++j) m[r * (rows + 1) + j] -= factor * m[c * (rows + 1) + j];
-      }
-    }
-    if (!singular) {
+    for (size_t i = 0; i < rows; ++i) singular = singular || std::abs(gsl_matrix_get(m.get(), i, i)) < 1e-12;
+    if (!singular && gsl_linalg_LU_solve(m.get(), perm.get(), &rhs.vector, y.get()) == GSL_SUCCESS) {
       std::vector<double> x(cols, 0.0);
       bool feasible = true;
-      for (size_t r = 0; r < rows && feasible; ++r) {
-        const double y = m[r * (rows + 1) + rows] / m[r * (rows + 1) + r];
-        if (y < -1e-12) feasible = false;
-        x[basis[r]] = std::max(0.0, y);
+      for (size_t r = 0; r < rows; ++r) {
+        feasible = feasible && gsl_vector_get(y.get(), r) >= -1e-12;
+        x[basis[r]] = std::max(0.0, gsl_vector_get(y.get(), r));
       }
       if (feasible) out.push_back(std::move(x));
     }
@@ -469,12 +458,12 @@ std::vector<HetForm> het_form_shares(const std::vector<double>& q, unsigned p, u
   }
   const double hom = g[p];
   // Rows s = 2 .. p-1: sum_f share_f h_f(s) + up_s - down_s = g(s) - hom, with
-  // h_f(s) the chance that s haplotypes share an allele in form f; the last
-  // row: the shares sum to 1 - hom. Columns: the forms, then up and down of
-  // each row s (the deviations from g).
-  const size_t nf = forms.size(), ns = p - 2, rows = ns + 1;
-  size_t cols = nf + 2 * ns;
-  std::vector<double> a(rows * cols, 0.0), b(rows, 0.0);
+  // h_f(s) the chance that s haplotypes share an allele in form f; then the
+  // shares sum to 1 - hom; then (the second program only) the deviations
+  // up and down plus a slack w sum to a bound. Columns: the forms, up and
+  // down of each row s, w.
+  const size_t nf = forms.size(), ns = p - 2, cols = nf + 2 * ns + 1;
+  std::vector<double> a((ns + 2) * cols, 0.0), b(ns + 2, 0.0);
   for (size_t f = 0; f < nf; ++f) {
     for (unsigned s = 2; s < p; ++s) {
       double h = 0;
@@ -486,31 +475,30 @@ std::vector<HetForm> het_form_shares(const std::vector<double>& q, unsigned p, u
   for (size_t r = 0; r < ns; ++r) {
     a[r * cols + nf + 2 * r] = 1;
     a[r * cols + nf + 2 * r + 1] = -1;
+    a[(ns + 1) * cols + nf + 2 * r] = a[(ns + 1) * cols + nf + 2 * r + 1] = 1;
     b[r] = g[r + 2] - hom;
   }
+  a[(ns + 1) * cols + cols - 1] = 1;
   b[ns] = 1 - hom;
+  // The least deviation: the first ns + 1 rows, without w (a matrix of
+  // fewer rows reads the same row-major entries, w's column all zero there,
+  // so no basis holding it is regular).
   double least = std::numeric_limits<double>::infinity();
-  for (const auto& x : vertices(a, b, cols)) {
+  for (const auto& x : vertices({a.begin(), a.begin() + static_cast<std::ptrdiff_t>((ns + 1) * cols)}, {b.begin(), b.end() - 1}, cols)) {
     double dev = 0;
-    for (size_t c = nf; c < cols; ++c) dev += x[c];
+    for (size_t c = nf; c + 1 < cols; ++c) dev += x[c];
     least = std::min(least, dev);
   }
   if (!std::isfinite(least)) return {};
-  // The mixtures within that least deviation: one more row, with a slack.
-  std::vector<double> a2((rows + 1) * (cols + 1), 0.0);
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) a2[r * (cols + 1) + c] = a[r * cols + c];
-  for (size_t c = nf; c < cols; ++c) a2[rows * (cols + 1) + c] = 1;
-  a2[rows * (cols + 1) + cols] = 1;
-  b.push_back(least + 1e-12 + 1e-9 * least);
-  ++cols;
+  // The mixtures within that least deviation.
+  b[ns + 1] = least + 1e-12 + 1e-9 * least;
   std::vector<HetForm> out(nf);
   for (size_t f = 0; f < nf; ++f) {
     for (size_t i = 0; i < forms[f].size(); ++i) out[f].name += std::string(forms[f][i], static_cast<char>('a' + i));
     out[f].low = std::numeric_limits<double>::infinity();
     out[f].high = 0;
   }
-  for (const auto& x : vertices(a2, b, cols))
+  for (const auto& x : vertices(a, b, cols))
     for (size_t f = 0; f < nf; ++f) {
       out[f].low = std::min(out[f].low, x[f]);
       out[f].high = std::max(out[f].high, x[f]);

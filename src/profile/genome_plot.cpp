@@ -128,11 +128,11 @@ std::string profile_svg(const std::vector<uint64_t>& histogram, const GenomeProf
 
 namespace {
 
-// The figures as (name, value) rows, for the report's section and the page.
+// The fitted figures as (name, value) rows, for the report's section and the
+// page; none when not fitted.
 std::vector<std::pair<std::string, std::string>> profile_rows(const GenomeProfile& p) {
   const auto bp = [](double v) { return format_count(static_cast<uint64_t>(std::llround(v))) + " bp"; };
-  std::vector<std::pair<std::string, std::string>> rows = {
-      {"Verdict", p.verdict}};
+  std::vector<std::pair<std::string, std::string>> rows;
   if (!p.fitted) return rows;
   rows.emplace_back("Haploid genome length",
                     bp(p.genome_length) + " (" + bp(p.genome_length_low) + " to " + bp(p.genome_length_high) + ")");
@@ -157,8 +157,7 @@ std::string profile_report_section(const std::vector<uint64_t>& histogram, const
        " (<code>kmerbloom profile</code>, docs/profile.md): " + html_escape(p.verdict) + ".</p>\n";
   if (p.fitted) {
     s += "<table>\n";
-    for (const auto& [name, value] : profile_rows(p))
-      if (name != "Verdict") s += "<tr><th>" + name + "</th><td>" + html_escape(value) + "</td></tr>\n";
+    for (const auto& [name, value] : profile_rows(p)) s += "<tr><th>" + name + "</th><td>" + html_escape(value) + "</td></tr>\n";
     s += "</table>\n";
   }
   s += profile_svg(histogram, p, "the reads") + "</section>\n";
@@ -167,8 +166,9 @@ std::string profile_report_section(const std::vector<uint64_t>& histogram, const
 
 std::string profile_report_html(const std::vector<uint64_t>& histogram, const GenomeProfile& p,
                                 const std::string& sample) {
-  auto rows = profile_rows(p);
-  rows.insert(rows.begin(), {"Ploidy, k", std::to_string(p.ploidy) + ", " + std::to_string(p.k)});
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Ploidy, k", std::to_string(p.ploidy) + ", " + std::to_string(p.k)}, {"Verdict", p.verdict}};
+  for (auto& row : profile_rows(p)) rows.push_back(std::move(row));
   for (const auto& note : p.notes) rows.emplace_back("Note", note);
   return figure_page("kmerbloom profile: " + sample, "Genome profile: " + sample, rows, profile_svg(histogram, p, sample));
 }

@@ -189,6 +189,24 @@ PY
   versions_ok() {  # DIR PROCESS
     printf '"%s":\n    kmerbloom: %s\n' "$2" "$("$KB" --version | sed 's/^kmerbloom //')" | cmp -s - "$1/versions.yml"
   }
+  # stub_run MODULE PROCESS WHAT NAME=VALUE... -- FILE...: the module's stub
+  # block rendered and run in its own folder; every FILE must exist there
+  # ("WHAT: every output exists") and versions.yml name PROCESS.
+  stub_run() {
+    local m=$1 process=$2 what=$3 vars=() files=() f S=$T/nf-$1-stub
+    shift 3
+    while [ "$1" != -- ]; do vars+=("$1"); shift; done
+    shift
+    mkdir -p "$S"
+    if render "$NF/$m/main.nf" stub prefix=test "${vars[@]}" task.process="$process" > "$S/.command.sh"; then
+      (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "$m module stub failed"
+      for f in "$@"; do files+=(-a -e "$S/$f"); done
+      check "$what: every output exists" test "${files[@]:1}"
+      check "$m stub: versions.yml" versions_ok "$S" "$process"
+    else
+      bad "$m module stub block could not be rendered"
+    fi
+  }
   for f in main.nf meta.yml environment.yml; do
     for m in count filter profile; do check "$m module has $f" test -s "$NF/$m/$f"; done
   done
@@ -220,16 +238,8 @@ PY
   else
     bad "count module script block could not be rendered"
   fi
-  S=$T/nf-count-stub
-  mkdir -p "$S"
-  if render "$NF/count/main.nf" stub prefix=test task.process=KMERBLOOM_COUNT > "$S/.command.sh"; then
-    (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "count module stub failed"
-    check "count stub: every output exists" test -e "$S/test.solid.tsv.gz" -a -e "$S/test_jf.hist" -a -e "$S/test.stats.json" \
-      -a -e "$S/test.stats_mqc.json" -a -e "$S/test.stats_spectrum_mqc.json"
-    check "count stub: versions.yml" versions_ok "$S" KMERBLOOM_COUNT
-  else
-    bad "count module stub block could not be rendered"
-  fi
+  stub_run count KMERBLOOM_COUNT "count stub" -- test.solid.tsv.gz test_jf.hist test.stats.json test.stats_mqc.json \
+    test.stats_spectrum_mqc.json
 
   # filter: single-end sample.
   D=$T/nf-filter
@@ -244,16 +254,8 @@ PY
   else
     bad "filter module script block could not be rendered"
   fi
-  S=$T/nf-filter-stub
-  mkdir -p "$S"
-  if render "$NF/filter/main.nf" stub prefix=test names="test_1.kept.fastq.gz test_2.kept.fastq.gz" \
-       task.process=KMERBLOOM_FILTER > "$S/.command.sh"; then
-    (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "filter module stub failed"
-    check "filter stub (paired): every output exists" test -e "$S/test_1.kept.fastq.gz" -a -e "$S/test_2.kept.fastq.gz" -a -e "$S/test.filter.json"
-    check "filter stub: versions.yml" versions_ok "$S" KMERBLOOM_FILTER
-  else
-    bad "filter module stub block could not be rendered"
-  fi
+  stub_run filter KMERBLOOM_FILTER "filter stub (paired)" names="test_1.kept.fastq.gz test_2.kept.fastq.gz" -- \
+    test_1.kept.fastq.gz test_2.kept.fastq.gz test.filter.json
   # profile: on the count module's statistics (k read from them), at ploidy 2.
   D=$T/nf-profile
   mkdir -p "$D"
@@ -271,16 +273,8 @@ PY
   else
     bad "profile module script block could not be rendered (or the count module wrote no statistics)"
   fi
-  S=$T/nf-profile-stub
-  mkdir -p "$S"
-  if render "$NF/profile/main.nf" stub prefix=test task.process=KMERBLOOM_PROFILE > "$S/.command.sh"; then
-    (cd "$S" && PATH=$KBDIR:$PATH bash -eu .command.sh) || bad "profile module stub failed"
-    check "profile stub: every output exists" test -e "$S/test.profile.txt" -a -e "$S/test.profile.json" \
-      -a -e "$S/test.profile.svg" -a -e "$S/test.profile.html" -a -e "$S/test.profile_mqc.json"
-    check "profile stub: versions.yml" versions_ok "$S" KMERBLOOM_PROFILE
-  else
-    bad "profile module stub block could not be rendered"
-  fi
+  stub_run profile KMERBLOOM_PROFILE "profile stub" -- test.profile.txt test.profile.json test.profile.svg \
+    test.profile.html test.profile_mqc.json
 fi
 # --- (c) MultiQC custom content written by count --stats ---------------------------
 M=$T/mqc-direct
